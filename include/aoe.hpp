@@ -1,0 +1,36 @@
+// OpenAOE: everything portable. The Ascend runner (aoe/measure/ascend/) needs the CANN toolkit
+// and is included on its own.
+#ifndef AOE_HPP
+#define AOE_HPP
+
+#include "aoe/version.hpp"
+
+#include "aoe/core/assert.hpp"
+#include "aoe/core/concepts.hpp"
+#include "aoe/core/error.hpp"
+#include "aoe/core/random.hpp"
+#include "aoe/core/stop_conditions.hpp"
+#include "aoe/core/trial.hpp"
+#include "aoe/core/tuner.hpp"
+#include "aoe/core/tuning_result.hpp"
+
+#include "aoe/space/configuration.hpp"
+#include "aoe/space/constraint.hpp"
+#include "aoe/space/parameter.hpp"
+#include "aoe/space/space.hpp"
+#include "aoe/space/typed_space.hpp"
+#include "aoe/space/value.hpp"
+
+#include "aoe/search/grid_search.hpp"
+#include "aoe/search/random_search.hpp"
+
+#include "aoe/measure/host_runner.hpp"
+#include "aoe/measure/measurement.hpp"
+#include "aoe/measure/runner.hpp"
+#include "aoe/measure/statistics.hpp"
+#include "aoe/measure/status.hpp"
+
+#include "aoe/repo/memory_repository.hpp"
+#include "aoe/repo/record.hpp"
+
+#endif  // AOE_HPP
