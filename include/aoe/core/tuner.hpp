@@ -20,6 +20,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -136,14 +137,16 @@ class Tuner {
       : Tuner(std::move(search), std::move(measure), Repo{}, options) {}
 
   /// Tunes `space` until `stop` holds, without a repository.
-  template <stop_condition Stop, observer... Observers>
+  template <stop_condition Stop, class... Observers>
+    requires(observer<std::remove_cvref_t<Observers>> && ...)
   TuningResult tune(const Space& space, Stop stop, Observers&&... observers) {
     return run(space, nullptr, stop, observers...);
   }
 
   /// Looks `key` up first (a hit ends the run unless `reuse` is off), then tunes and stores the
   /// winner under `key`.
-  template <stop_condition Stop, observer... Observers>
+  template <stop_condition Stop, class... Observers>
+    requires(observer<std::remove_cvref_t<Observers>> && ...)
   TuningResult tune(const Space& space, const TuningKey& key, Stop stop,
                     Observers&&... observers) {
     return run(space, &key, stop, observers...);

@@ -82,13 +82,13 @@ T from_value(const Parameter& p, std::uint32_t level) {
 }
 
 template <class T>
-Value to_value(const T& x) {
+double numeric_of(const T& x) {
   if constexpr (std::is_same_v<T, bool>) {
-    return Value(x ? 1 : 0);
+    return x ? 1.0 : 0.0;
   } else if constexpr (std::is_enum_v<T>) {
-    return Value(static_cast<std::int64_t>(static_cast<std::underlying_type_t<T>>(x)));
+    return static_cast<double>(static_cast<std::underlying_type_t<T>>(x));
   } else {
-    return Value(x);
+    return static_cast<double>(x);
   }
 }
 
@@ -163,11 +163,30 @@ class TypedSpace : public Space {
 
   /// The configuration for a struct, or nullopt when a member's value is not a level.
   [[nodiscard]] std::optional<Configuration> find(const P& p) const {
-    std::vector<NamedValue> values;
-    detail::for_each_member<P>([&](const char* name, auto accessor, auto*) {
-      values.push_back({name, detail::to_value(accessor(p))});
+    Configuration c(dimensions(), 0);
+    std::size_t d = 0;
+    bool found_all = true;
+    detail::for_each_member<P>([&](const char*, auto accessor, auto* tag) {
+      using Member = std::remove_pointer_t<decltype(tag)>;
+      const Parameter& param = parameter(d);
+      std::optional<std::uint32_t> level;
+      if constexpr (std::is_same_v<Member, std::string>) {
+        level = param.find(Value(accessor(p)));
+      } else {
+        const double x = detail::numeric_of(accessor(p));
+        for (std::uint32_t i = 0; i < param.size() && !level; ++i) {
+          if (param.numeric(i) == x) level = i;
+        }
+      }
+      if (level) {
+        c[d] = *level;
+      } else {
+        found_all = false;
+      }
+      ++d;
     });
-    return Space::find(values);
+    if (!found_all) return std::nullopt;
+    return c;
   }
   using Space::find;
 
