@@ -30,6 +30,8 @@ namespace aoe {
 /// xoshiro256** 1.0 (Blackman, Vigna: "Scrambled linear pseudorandom number generators", 2021).
 /// Satisfies std::uniform_random_bit_generator. Never seeded from the clock.
 class Rng {
+  __extension__ using Uint128 = unsigned __int128;  // GCC and Clang; exact 64x64 products
+
  public:
   using result_type = std::uint64_t;
 
@@ -58,12 +60,12 @@ class Rng {
   /// Uniform integer in [0, n), n > 0, without modulo bias (Lemire, "Fast random integer
   /// generation in an interval", ACM TOMACS 2019).
   constexpr std::uint64_t below(std::uint64_t n) noexcept {
-    unsigned __int128 m = static_cast<unsigned __int128>((*this)()) * n;
+    Uint128 m = static_cast<Uint128>((*this)()) * n;
     auto low = static_cast<std::uint64_t>(m);
     if (low < n) {
       const std::uint64_t threshold = (0 - n) % n;
       while (low < threshold) {
-        m = static_cast<unsigned __int128>((*this)()) * n;
+        m = static_cast<Uint128>((*this)()) * n;
         low = static_cast<std::uint64_t>(m);
       }
     }

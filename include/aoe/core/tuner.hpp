@@ -38,9 +38,9 @@ struct TunerOptions {
 namespace detail {
 
 template <class S>
-[[nodiscard]] std::string_view policy_name(const S& s) {
+[[nodiscard]] std::string policy_name(const S& s) {
   if constexpr (requires { { s.name() } -> std::convertible_to<std::string_view>; }) {
-    return s.name();
+    return std::string(std::string_view(s.name()));
   } else {
     return "custom";
   }
@@ -310,7 +310,7 @@ class Tuner {
       result.best_configuration = result.history[state.best_index].configuration;
       if (key != nullptr) {
         Record rec{*key, space.named_values(*result.best_configuration), state.best_value,
-                   Provenance{std::string(result.policy), state.evaluations,
+                   Provenance{result.policy, state.evaluations,
                               detail::utc_timestamp()}};
         auto stored = repo_.store(rec);
         if (stored) {

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -53,7 +54,7 @@ struct TuningResult {
   std::optional<Record> repository_record;        ///< the record found on a hit
   std::optional<StoreOutcome> stored;             ///< what the repository did with the winner
   std::optional<ErrorInfo> repository_error;      ///< a failed lookup or store
-  std::string_view policy;                        ///< the search policy's name
+  std::string policy;                             ///< the search policy's name
 
   [[nodiscard]] bool found() const noexcept { return best_configuration.has_value(); }
   [[nodiscard]] std::size_t count(Status s) const noexcept {

@@ -19,8 +19,9 @@
 namespace aoe {
 
 struct RandomSearchOptions {
-  /// Spaces of at most this many raw points have their valid points listed once and are
-  /// drawn from exactly uniformly without replacement; larger ones are sampled lazily.
+  /// Spaces of at most this many raw points have their valid points listed once (as 8-byte
+  /// ranks) and are drawn from exactly uniformly without replacement; larger ones are sampled
+  /// lazily.
   double materialise_raw = 4'194'304;
   /// Lazy sampling: draws in a row that hit only known configurations before the space is
   /// taken as exhausted.
@@ -44,7 +45,7 @@ class RandomSearch {
     seen_.clear();
     materialised_ = view->raw_size() <= options_.materialise_raw;
     if (materialised_) {
-      view->for_each_valid([this](const Configuration& c) { pool_.push_back(c); });
+      view->for_each_valid([this](const Configuration& c) { pool_.push_back(view_->rank(c)); });
     }
   }
 
@@ -54,7 +55,7 @@ class RandomSearch {
       while (out.size() < n && drawn_ < pool_.size()) {
         const std::size_t pick = drawn_ + rng_.below(pool_.size() - drawn_);
         std::swap(pool_[drawn_], pool_[pick]);
-        out.push_back(pool_[drawn_++]);
+        out.push_back(view_->unrank(pool_[drawn_++]));
       }
       return out;
     }
@@ -79,7 +80,7 @@ class RandomSearch {
   SpaceView view_;
   Rng rng_;
   bool materialised_ = false;
-  std::vector<Configuration> pool_;
+  std::vector<std::uint64_t> pool_;  // ranks of the valid points: 8 bytes each
   std::size_t drawn_ = 0;
   std::unordered_set<Configuration, ConfigurationHash> seen_;
 };

@@ -15,12 +15,13 @@ using Configuration = std::vector<std::uint32_t>;
 /// Hash for unordered containers of configurations.
 struct ConfigurationHash {
   [[nodiscard]] std::size_t operator()(const Configuration& c) const noexcept {
-    std::uint64_t h = 0xCBF29CE484222325ULL ^ c.size();
+    static_assert(sizeof(std::size_t) == sizeof(std::uint64_t), "64-bit size_t expected");
+    std::size_t h = 0xCBF29CE484222325ULL ^ c.size();
     for (const std::uint32_t x : c) {
       h ^= x + 0x9E3779B97F4A7C15ULL + (h << 6U) + (h >> 2U);
       h *= 0x100000001B3ULL;
     }
-    return static_cast<std::size_t>(h);
+    return h;
   }
 };
 

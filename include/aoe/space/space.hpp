@@ -261,7 +261,7 @@ class Space {
         }
         if (!moved) continue;
       } else {
-        const auto d = static_cast<std::size_t>(rng.below(n.size()));
+        const std::size_t d = rng.below(n.size());
         const std::uint32_t card = parameters_[d].size();
         if (card < 2) continue;
         if (kind == Neighbourhood::hamming) {
@@ -396,7 +396,9 @@ class Space {
     }
     Rng rng(seed);
     std::size_t hits = 0;
-    for (std::size_t i = 0; i < samples; ++i) hits += is_valid(sample_raw(rng)) ? 1 : 0;
+    for (std::size_t i = 0; i < samples; ++i) {
+      if (is_valid(sample_raw(rng))) ++hits;
+    }
     s.valid = s.raw * static_cast<double>(hits) / static_cast<double>(samples);
     return s;
   }
