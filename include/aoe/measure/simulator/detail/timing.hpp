@@ -1,0 +1,233 @@
+// Private: the timing model. Per core the pipeline MTE2 (GM->L1/UB) -> MTE1 (L1->L0A/L0B) ->
+// Cube/Vector -> FixPipe/MTE3 (->GM); stages overlap when double-buffered and serialise when
+// not; blocks run in waves over the cores; GM bandwidth is shared by the active cores under a
+// chip cap; re-read data hits L2 when the working set fits. No allocation: called millions of
+// times by the oracle. Model and sources: docs/simulator.md, ascend-aoe-facts.md §3.8.
+#ifndef AOE_MEASURE_SIMULATOR_DETAIL_TIMING_HPP
+#define AOE_MEASURE_SIMULATOR_DETAIL_TIMING_HPP
+
+#include "aoe/measure/simulator/detail/model.hpp"
+#include "aoe/measure/simulator/soc.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+namespace aoe::sim::detail {
+
+[[nodiscard]] inline Outcome overflow(Buffer b, std::int64_t need, std::int64_t cap) noexcept {
+  Outcome o;
+  o.buffer = b;
+  o.need = need;
+  o.capacity = cap;
+  return o;
+}
+
+/// MatMul / BatchMatMul / Conv2D (img2col GEMM) on the cube.
+[[nodiscard]] inline Outcome cube_time(const Soc& s, const Model& md, const Values& v) noexcept {
+  const std::int64_t in = md.in_bytes;
+  const std::int64_t bml0 = v[m_l0], bnl0 = v[n_l0], bkl0 = v[k_l0];
+  const std::int64_t tm = bml0 * v[m_step], tn = bnl0 * v[n_step], tk = bkl0 * v[k_step];
+  const std::int64_t l0_copies = v[db_l0] ? 2 : 1;
+  // (1) buffers; a double-buffered buffer counts twice.
+  if (const auto need = bml0 * bkl0 * in * l0_copies; need > s.l0a_bytes) {
+    return overflow(Buffer::l0a, need, s.l0a_bytes);
+  }
+  if (const auto need = bkl0 * bnl0 * in * l0_copies; need > s.l0b_bytes) {
+    return overflow(Buffer::l0b, need, s.l0b_bytes);
+  }
+  if (const auto need = tm * tn * 4 * (v[db_l0c] ? 2 : 1); need > s.l0c_bytes) {
+    return overflow(Buffer::l0c, need, s.l0c_bytes);
+  }
+  const auto a_l1 =
+      static_cast<std::int64_t>(std::ceil(static_cast<double>(tm * tk) * md.a_gm_factor));
+  if (const auto need = (a_l1 + tk * tn) * in * (v[db_l1] ? 2 : 1) + (md.bias ? tn * 4 : 0);
+      need > s.l1_bytes) {
+    return overflow(Buffer::l1, need, s.l1_bytes);
+  }
+  const bool nd_kernel = v[format] == 0;
+  if (nd_kernel && !s.mte2_nd2nz) return overflow(Buffer::format, 0, 0);
+
+  // (2) blocks over cores.
+  const double f = s.frequency_ghz * 1e9;
+  const std::int64_t m_frac = ceil_div(md.m, 16), n_frac = ceil_div(md.n, 16);
+  const std::int64_t per_m = ceil_div(m_frac, v[block_m]), per_n = ceil_div(n_frac, v[block_n]);
+  const std::int64_t used_m = ceil_div(m_frac, per_m), used_n = ceil_div(n_frac, per_n);
+  const std::int64_t mc = per_m * 16, nc = per_n * 16, kp = round_up(md.k, md.k0);
+  const std::int64_t blocks = md.batch * used_m * used_n;
+  const std::int64_t active = std::min<std::int64_t>(blocks, s.cube_cores);
+  const std::int64_t waves = ceil_div(blocks, s.cube_cores);
+
+  // (3) per block: L1 tiles and GM->L1 traffic.
+  const std::int64_t nm = ceil_div(mc, tm), nn = ceil_div(nc, tn), nk = ceil_div(kp, tk);
+  const double a_panel = static_cast<double>(mc * kp * in) * md.a_gm_factor;
+  const double b_panel = static_cast<double>(kp * nc * in);
+  double reads_a = a_panel * static_cast<double>(nn);
+  double reads_b = b_panel * static_cast<double>(nm);
+  if (nk == 1) {
+    if (v[order] == 0) {
+      reads_a = a_panel;  // M outer: the A tile (tm x K) stays in L1 across the N tiles
+    } else {
+      reads_b = b_panel;
+    }
+  }
+  const double reads = reads_a + reads_b;
+  // L2: data shared by concurrently running blocks is fetched from GM once; a block's own
+  // re-reads hit L2 when the working set of all active blocks fits.
+  const double unique =
+      static_cast<double>(md.batch) * static_cast<double>(md.m * md.k * in) * md.a_gm_factor +
+      static_cast<double>((md.b_shared ? 1 : md.batch) * md.k * md.n * in);
+  const double working = std::min(unique, static_cast<double>(active) * (a_panel + b_panel));
+  const double share_a = static_cast<double>(std::min(used_n, active));
+  const double share_b =
+      static_cast<double>(std::min(used_m * (md.b_shared ? md.batch : 1), active));
+  double chip_reads = 0;
+  if (working <= s.l2_usable_fraction * static_cast<double>(s.l2_bytes)) {
+    chip_reads = unique;
+  } else {
+    chip_reads = static_cast<double>(blocks) * (reads_a / share_a + reads_b / share_b);
+  }
+  chip_reads = std::max(unique, std::min(chip_reads, reads * static_cast<double>(blocks)));
+  const double gm_fraction = chip_reads / (reads * static_cast<double>(blocks));
+  const double gm_core = std::min(s.gm_read * f, s.gm_bandwidth / static_cast<double>(active)) *
+                         (nd_kernel ? s.nd2nz_efficiency : 1.0);
+  const double mte2 =
+      reads * (gm_fraction / gm_core + (1 - gm_fraction) / (s.l2_read * f));  // seconds
+
+  // MTE1: L1 -> L0A/L0B, keeping whichever operand is cheaper to reload resident.
+  const double steps = static_cast<double>(nm * nn * nk);
+  const double fill =
+      static_cast<double>(mc * nc * kp) / (static_cast<double>(tm * tn * tk) * steps);
+  const double a_cost = static_cast<double>(tm * tk * in) / s.l1_to_l0a;
+  const double b_cost = static_cast<double>(tk * tn * in) / s.l1_to_l0b;
+  const double mte1_step = std::min(a_cost * static_cast<double>(v[n_step]) + b_cost,
+                                    a_cost + b_cost * static_cast<double>(v[m_step])) *
+                           fill / f;
+
+  // Cube: one 16 x k0 x 16 fractal per cycle per `cube_fractals_per_cycle`, plus issue overhead.
+  const double fractals = static_cast<double>((mc / 16) * (kp / md.k0) * (nc / 16));
+  const double mmads =
+      static_cast<double>(ceil_div(mc, bml0) * ceil_div(nc, bnl0) * ceil_div(kp, bkl0));
+  const double cube = (fractals / s.cube_fractals_per_cycle + mmads * s.mmad_overhead_cycles) / f;
+
+  // Output: FixPipe to GM (A2) or L0C -> UB -> MTE3 (coupled parts), with the epilogue.
+  const double out_elems = static_cast<double>(mc * nc);
+  const double write_rate = std::min(s.gm_write * f, s.gm_bandwidth / static_cast<double>(active));
+  double out = 0;
+  const double vec_pass = out_elems * 2 / s.vector_bytes_per_cycle / f;
+  const double residual =
+      md.extra_input_bytes / static_cast<double>(md.batch * md.m * md.n) * out_elems;
+  if (s.split) {
+    out = out_elems * static_cast<double>(md.out_bytes) / std::min(s.fixpipe * f, write_rate);
+    const double vector_passes = md.epilogue_passes - md.epilogue_fixpipe_passes;
+    if (vector_passes > 0 || residual > 0) {
+      // AIC -> AIV goes through GM/L2; two vector cores per cube core.
+      const double bytes = out_elems * static_cast<double>(md.out_bytes);
+      out += bytes / (s.l2_write * f) + bytes / (s.l2_read * f) + residual / (s.gm_read * f) +
+             vector_passes * vec_pass / 2;
+    }
+  } else {
+    out = out_elems * 4 / (s.l0c_to_ub * f) +
+          out_elems * static_cast<double>(md.out_bytes) / std::min(s.ub_to_gm * f, write_rate) +
+          md.epilogue_passes * vec_pass + residual / gm_core;
+  }
+
+  // (4) pipeline: per L1 step, L0 stages overlap when L0 is double-buffered, MTE2 overlaps
+  // them when L1 is; FixPipe overlaps the next tile when L0C is. Fill and drain are exposed.
+  // A two-stage pipeline of n items with stage times a, b: a + b + (n - 1) max(a, b) when
+  // double-buffered (fill, steady state, drain), n (a + b) when not.
+  const double t2 = mte2 / steps, t1 = mte1_step, tc = cube / steps;
+  const double bases = static_cast<double>(v[m_step] * v[n_step] * v[k_step]);
+  const double inner =
+      v[db_l0] ? (t1 + tc) / bases + (bases - 1) / bases * std::max(t1, tc) : t1 + tc;
+  const double stream =
+      v[db_l1] ? t2 + inner + (steps - 1) * std::max(t2, inner) : steps * (t2 + inner);
+  const double n_out = static_cast<double>(nm * nn);
+  const double tile = stream / n_out;
+  const double t_out = out / n_out;
+  double block = v[db_l0c] ? tile + t_out + (n_out - 1) * std::max(tile, t_out) : stream + out;
+  block += s.block_overhead_cycles / f;
+
+  const double total_out = static_cast<double>(md.batch * md.m * md.n * md.out_bytes);
+  const double cap = (chip_reads + total_out + md.extra_input_bytes) / s.gm_bandwidth;
+  Outcome o;
+  o.seconds = s.launch_overhead_seconds + std::max(static_cast<double>(waves) * block, cap);
+  if (v[format] == 1 && md.tensors_nd) o.seconds += md.format_transdata_seconds;
+  return o;
+}
+
+/// Vector operators (elementwise chains, reductions, SoftmaxV2, LayerNorm, pools, depthwise,
+/// TransData): MTE2 -> Vector -> MTE3 over UB tiles.
+[[nodiscard]] inline Outcome vector_time(const Soc& s, const Model& md, const Values& v) noexcept {
+  const bool precise = md.precision_variant && v[impl] == 1;
+  const double compute_bytes = precise ? 4.0 : 2.0;
+  const double tile_elems = static_cast<double>(v[ub_tile]);
+  const double ub_per = md.ub_per_elem + (precise ? 4.0 : 0.0);
+  const std::int64_t copies = v[db_ub] ? 2 : 1;
+  if (const auto need = static_cast<std::int64_t>(std::ceil(tile_elems * ub_per)) * copies;
+      need > s.ub_bytes) {
+    return overflow(Buffer::ub, need, s.ub_bytes);
+  }
+  const double f = s.vector_op_frequency_ghz() * 1e9;
+  // Work units split over cores: rows for row ops, 32-byte blocks for the rest.
+  const std::int64_t unit = md.row > 0 ? md.row : 16;
+  const std::int64_t units = md.row > 0 ? md.rows : ceil_div(md.elements, 16);
+  const std::int64_t cores = std::max<std::int64_t>(1, std::min<std::int64_t>(v[block_dim], units));
+  const double per_core = static_cast<double>(ceil_div(units, cores) * unit);
+  // A row longer than the tile is processed in pieces and re-read (two passes over GM).
+  double reread = 1;
+  double tile = tile_elems;
+  if (md.row > 0) {
+    if (md.row > v[ub_tile]) {
+      reread = md.reduce_op ? 1.0 : 2.0;
+    } else {
+      tile = static_cast<double>((v[ub_tile] / md.row) * md.row);
+    }
+  }
+  tile = std::min(tile, per_core);
+  const double tiles = std::ceil(per_core / tile);
+  // Lane efficiency: a row op on a short row wastes lanes of the 128-lane repeat (ND) or pads to
+  // 16-column fractals (NZ), with one extra pass to reduce across fractals.
+  double lanes = 1;
+  double extra_passes = 0;
+  if (md.row_lanes) {
+    const auto r = md.row;
+    if (md.softmax_formats && v[format] == 1) {
+      lanes = static_cast<double>(r) / static_cast<double>(round_up(r, 16));
+      extra_passes = 1;
+    } else {
+      const std::int64_t per_repeat =
+          static_cast<std::int64_t>(s.vector_bytes_per_cycle / compute_bytes);
+      lanes = r >= per_repeat
+                  ? static_cast<double>(r) / static_cast<double>(round_up(r, per_repeat))
+                  : static_cast<double>(r) / static_cast<double>(per_repeat);
+      lanes = std::max(lanes, 0.25);  // several short rows share a repeat through masks
+    }
+  }
+  const double passes = (md.passes + extra_passes) * (compute_bytes / 2) + (precise ? 2.0 : 0.0);
+  const double repeats = std::ceil(tile * compute_bytes / s.vector_bytes_per_cycle / lanes);
+  const double instructions = std::ceil(passes) * std::ceil(repeats / 255);
+  const double t_vec = (repeats * passes + instructions * s.vector_instruction_overhead_cycles) / f;
+  const double share = s.gm_bandwidth / static_cast<double>(cores);
+  const double t_in = tile * md.in_per_elem * reread / std::min(s.gm_read * f, share);
+  const double t_out =
+      tile * md.out_per_elem / std::min(std::min(s.ub_to_gm, s.gm_write) * f, share);
+  double core = v[db_ub] ? t_in + t_vec + t_out + (tiles - 1) * std::max({t_in, t_vec, t_out})
+                         : tiles * (t_in + t_vec + t_out);
+  core += s.block_overhead_cycles / f;
+  const double cap = md.chip_bytes * (reread > 1 ? 1.5 : 1.0) / s.gm_bandwidth;
+  Outcome o;
+  o.seconds = s.launch_overhead_seconds + std::max(core, cap);
+  if (md.softmax_formats && (v[format] == 1) != md.tensor_nz) {
+    o.seconds += 2 * md.format_transdata_seconds;  // TransData in front and behind
+  }
+  return o;
+}
+
+[[nodiscard]] inline Outcome time(const Soc& s, const Model& md, const Values& v) noexcept {
+  return md.family == Family::cube ? cube_time(s, md, v) : vector_time(s, md, v);
+}
+
+}  // namespace aoe::sim::detail
+
+#endif  // AOE_MEASURE_SIMULATOR_DETAIL_TIMING_HPP

@@ -1,0 +1,216 @@
+// Runner<device::Simulator>: the reference Ascend AI Core model. Times a configuration of an
+// operator's tuning space (schedule, format, impl) on a SoC description, in simulated seconds.
+#ifndef AOE_MEASURE_SIMULATOR_SIMULATOR_RUNNER_HPP
+#define AOE_MEASURE_SIMULATOR_SIMULATOR_RUNNER_HPP
+
+#include "aoe/core/concepts.hpp"
+#include "aoe/core/error.hpp"
+#include "aoe/core/random.hpp"
+#include "aoe/measure/measurement.hpp"
+#include "aoe/measure/runner.hpp"
+#include "aoe/measure/simulator/detail/model.hpp"
+#include "aoe/measure/simulator/detail/parse.hpp"
+#include "aoe/measure/simulator/detail/spaces.hpp"
+#include "aoe/measure/simulator/detail/timing.hpp"
+#include "aoe/measure/simulator/knowledge.hpp"
+#include "aoe/measure/simulator/noise_model.hpp"
+#include "aoe/measure/simulator/simulator_options.hpp"
+#include "aoe/measure/simulator/soc.hpp"
+#include "aoe/op/operator_desc.hpp"
+#include "aoe/space/configuration.hpp"
+#include "aoe/space/space.hpp"
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace aoe {
+
+/// Measures configurations of one operator on a simulated Ascend SoC. Create with `create`
+/// (errors for unsupported or malformed operators). `evaluate` is const, thread-safe,
+/// allocation-free when the configuration fits and noise is off, and deterministic without
+/// noise. A tile that does not fit a buffer is status `compile` with a message naming the buffer
+/// and the sizes. Values are seconds; without noise `samples` stays empty (the value is exact)
+/// and `cost` is `compile_seconds` plus the simulated time. Model: docs/simulator.md.
+template <>
+class Runner<device::Simulator> {
+ public:
+  static constexpr bool reports_device_time = true;
+
+  [[nodiscard]] static Result<Runner> create(const sim::Soc& soc, const OperatorDesc& op,
+                                             SimulatorOptions options = {}) {
+    auto model = sim::detail::parse(soc, op);
+    if (!model) return model.error();
+    Runner r;
+    r.soc_ = soc;
+    r.op_ = op;
+    r.model_ = std::move(*model);
+    r.options_ = std::move(options);
+    r.counter_ = std::make_shared<std::atomic<std::uint64_t>>(0);
+    r.defaults_ = sim::detail::heuristic(r.soc_, r.model_);
+    auto layout = sim::detail::layout(r.soc_, r.model_);
+    const auto wanted = [&](sim::detail::Role role) {
+      const auto k = sim::detail::knowledge_of(role);
+      return std::find(r.options_.knowledge.begin(), r.options_.knowledge.end(), k) !=
+             r.options_.knowledge.end();
+    };
+    std::vector<Parameter> parameters;
+    std::vector<std::string> names;
+    r.dim_of_.fill(-1);
+    for (std::size_t i = 0; i < layout.parameters.size(); ++i) {
+      if (!wanted(layout.roles[i])) continue;
+      r.dim_of_[layout.roles[i]] = static_cast<std::int8_t>(parameters.size());
+      names.push_back(layout.parameters[i].name());
+      parameters.push_back(std::move(layout.parameters[i]));
+    }
+    std::vector<Constraint> constraints;
+    for (auto& c : layout.constraints) {
+      const bool all = std::all_of(c.names().begin(), c.names().end(), [&](const auto& n) {
+        return std::find(names.begin(), names.end(), n) != names.end();
+      });
+      if (all) constraints.push_back(std::move(c));
+    }
+    r.space_ = std::make_shared<const Space>(std::move(parameters), std::move(constraints));
+    r.levels_.resize(r.space_->dimensions());
+    r.roles_.resize(r.space_->dimensions());
+    for (std::size_t d = 0; d < r.space_->dimensions(); ++d) {
+      for (const auto& level : r.space_->parameter(d).levels()) {
+        r.levels_[d].push_back(level.is_number() ? level.as_integer() : -1);
+      }
+      // enumerations (order, format, impl_mode) are coded by position
+      if (r.space_->parameter(d).kind() == ParameterKind::enumeration) {
+        for (std::size_t i = 0; i < r.levels_[d].size(); ++i) {
+          r.levels_[d][i] = static_cast<std::int64_t>(i);
+        }
+      }
+    }
+    for (std::size_t role = 0; role < sim::detail::role_count; ++role) {
+      if (r.dim_of_[role] >= 0) r.roles_[static_cast<std::size_t>(r.dim_of_[role])] = role;
+    }
+    r.default_ = r.to_configuration(r.defaults_);
+    return r;
+  }
+
+  [[nodiscard]] const Space& space() const noexcept { return *space_; }
+  [[nodiscard]] const OperatorDesc& op() const noexcept { return op_; }
+  [[nodiscard]] const sim::Soc& soc() const noexcept { return soc_; }
+  [[nodiscard]] const SimulatorOptions& options() const noexcept { return options_; }
+
+  /// The built-in heuristic's configuration (AOE's performance_before_tune); always valid.
+  [[nodiscard]] Configuration default_configuration() const { return default_; }
+
+  /// Simulated seconds of a configuration, or the failure. No noise, no allocation.
+  [[nodiscard]] sim::detail::Outcome time(const Configuration& c) const noexcept {
+    sim::detail::Values v = defaults_;
+    const std::size_t dims = c.size() < levels_.size() ? c.size() : levels_.size();
+    for (std::size_t d = 0; d < dims; ++d) v[roles_[d]] = levels_[d][c[d]];
+    return sim::detail::time(soc_, model_, v);
+  }
+
+  /// One configuration's measurement.
+  [[nodiscard]] Measurement evaluate(const Configuration& c) const {
+    if (!space_->in_bounds(c)) {
+      return Measurement::failure(Status::constraints,
+                                  "configuration out of the space's bounds (" +
+                                      std::to_string(c.size()) + " indices for " +
+                                      std::to_string(space_->dimensions()) + " parameters)",
+                                  options_.compile_seconds);
+    }
+    const auto o = time(c);
+    if (o.buffer != sim::detail::Buffer::none) {
+      return Measurement::failure(Status::compile, failure_message(o), options_.compile_seconds);
+    }
+    if (!options_.noise.enabled()) {
+      return Measurement::success(o.seconds, {}, options_.compile_seconds + o.seconds);
+    }
+    const auto& nm = options_.noise;
+    const std::uint64_t n = counter_->fetch_add(1, std::memory_order_relaxed);
+    Rng rng(derive_seed(nm.seed, ConfigurationHash{}(c) ^ (n * 0x9E3779B97F4A7C15ULL)));
+    std::vector<double> samples;
+    const std::size_t reps = std::max<std::size_t>(1, nm.repetitions);
+    samples.reserve(reps);
+    double charged = options_.compile_seconds;
+    for (std::size_t i = 0; i < reps; ++i) {
+      double t = o.seconds * std::max(0.01, 1 + nm.jitter * rng.normal());
+      if (nm.outlier_probability > 0 && rng.bernoulli(nm.outlier_probability)) {
+        t *= nm.outlier_factor;
+      }
+      samples.push_back(t);
+      charged += t;
+    }
+    std::vector<double> sorted = samples;
+    std::sort(sorted.begin(), sorted.end());
+    const double value = sorted.size() % 2 == 1
+                             ? sorted[sorted.size() / 2]
+                             : (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]) / 2;
+    return Measurement::success(value, std::move(samples), charged);
+  }
+
+  [[nodiscard]] std::vector<Measurement> measure(SpaceView view,
+                                                 std::span<const Configuration> batch) const {
+    static_cast<void>(view);
+    std::vector<Measurement> out;
+    out.reserve(batch.size());
+    for (const auto& c : batch) out.push_back(evaluate(c));
+    return out;
+  }
+
+  /// The values of the model's roles for a configuration, by parameter name (for reports).
+  [[nodiscard]] std::string describe(const Configuration& c) const { return space_->to_string(c); }
+
+ private:
+  Runner() = default;
+
+  [[nodiscard]] Configuration to_configuration(const sim::detail::Values& v) const {
+    Configuration c(space_->dimensions(), 0);
+    for (std::size_t d = 0; d < c.size(); ++d) {
+      const auto want = v[roles_[d]];
+      std::uint32_t best = 0;
+      for (std::uint32_t i = 0; i < levels_[d].size(); ++i) {
+        if (levels_[d][i] <= want) best = i;  // levels are ascending
+        if (levels_[d][i] == want) break;
+      }
+      c[d] = best;
+    }
+    return c;
+  }
+
+  [[nodiscard]] std::string failure_message(const sim::detail::Outcome& o) const {
+    const std::string who = "operator '" + op_.name + "' (" + op_.type + ") on " + soc_.name;
+    if (o.buffer == sim::detail::Buffer::format) {
+      return who + ": the kernel format ND needs MTE2's ND->NZ conversion, which this SoC lacks";
+    }
+    return who + ": the tile does not fit " +
+           sim::detail::buffer_names[static_cast<std::size_t>(o.buffer)] + ": needs " +
+           std::to_string(o.need) + " bytes, " +
+           sim::detail::buffer_names[static_cast<std::size_t>(o.buffer)] + " holds " +
+           std::to_string(o.capacity) + " (double-buffered buffers count twice)";
+  }
+
+  sim::Soc soc_;
+  OperatorDesc op_;
+  sim::detail::Model model_;
+  SimulatorOptions options_;
+  std::shared_ptr<const Space> space_;
+  std::vector<std::vector<std::int64_t>> levels_;  ///< per dimension, the role value of a level
+  std::vector<std::size_t> roles_;                 ///< per dimension, its role
+  std::array<std::int8_t, sim::detail::role_count> dim_of_{};
+  sim::detail::Values defaults_{};
+  Configuration default_;
+  std::shared_ptr<std::atomic<std::uint64_t>> counter_;
+};
+
+using SimulatorRunner = Runner<device::Simulator>;
+
+static_assert(measure_policy<Runner<device::Simulator>>);
+
+}  // namespace aoe
+
+#endif  // AOE_MEASURE_SIMULATOR_SIMULATOR_RUNNER_HPP
