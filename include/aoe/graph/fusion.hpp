@@ -1,0 +1,153 @@
+// Fusion as OPAT does it before tuning (UB fusion of the graph engine): a cube operator with the
+// batch norm and activation that follow it, a matrix product with its bias and activation, and
+// chains of elementwise operators become one fused operator each, tuned as one.
+#ifndef AOE_GRAPH_FUSION_HPP
+#define AOE_GRAPH_FUSION_HPP
+
+#include "aoe/graph/graph.hpp"
+#include "aoe/op/operator_desc.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace aoe {
+
+/// One operator as OPAT tunes it: the fused description and the graph nodes it covers.
+struct FusedOperator {
+  OperatorDesc op;                 ///< type "A+B+C", name the members' names joined
+  std::vector<std::size_t> nodes;  ///< indices into Graph::nodes, in data-flow order
+};
+
+/// Which fusions to apply (all on by default, as the graph engine does before OPAT).
+struct FusionOptions {
+  bool conv_bn_act = true;      ///< Conv2D/DepthwiseConv2D [+BatchNorm] [+Relu|Relu6]
+  bool matmul_bias_act = true;  ///< MatMul/BatchMatMul [+BiasAdd|Add(bias)] [+Gelu|Relu|Tanh]
+  bool elementwise = true;      ///< chains of elementwise operators of one output shape
+};
+
+namespace detail {
+
+inline constexpr std::array<std::string_view, 3> conv_types{"Conv2D", "DepthwiseConv2D",
+                                                            "Conv2DCompress"};
+inline constexpr std::array<std::string_view, 4> matmul_types{"MatMul", "MatMulV2", "BatchMatMul",
+                                                              "BatchMatMulV2"};
+inline constexpr std::array<std::string_view, 4> conv_activations{"Relu", "Relu6", "LeakyRelu",
+                                                                  "Sigmoid"};
+inline constexpr std::array<std::string_view, 4> matmul_activations{"Gelu", "Relu", "Tanh",
+                                                                    "FastGelu"};
+inline constexpr std::array<std::string_view, 17> elementwise_types{
+    "Add",  "Sub",  "Mul",  "RealDiv", "Relu",    "Relu6", "Gelu", "Sigmoid",  "Tanh",
+    "Cast", "Muls", "Adds", "Maximum", "Minimum", "Exp",   "Neg",  "LeakyRelu"};
+/// Layout-only operators: no AI Core kernel, nothing for OPAT to tune.
+inline constexpr std::array<std::string_view, 7> layout_types{
+    "Reshape", "Flatten", "Squeeze", "Unsqueeze", "ExpandDims", "Identity", "Data"};
+
+template <std::size_t N>
+bool one_of(const std::array<std::string_view, N>& set, std::string_view t) {
+  return std::find(set.begin(), set.end(), t) != set.end();
+}
+
+/// The only consumer of `node`'s single output, if it has exactly one.
+inline std::optional<std::size_t> sole_consumer(const Graph& g, std::size_t node) {
+  if (g.nodes[node].outputs.size() != 1) return std::nullopt;
+  const auto c = g.consumers(g.nodes[node].outputs[0].name);
+  if (c.size() != 1) return std::nullopt;
+  return c[0];
+}
+
+}  // namespace detail
+
+/// Whether OPAT leaves this operator type alone (layout-only operators such as Reshape).
+[[nodiscard]] inline bool is_layout_only(std::string_view type) {
+  return detail::one_of(detail::layout_types, type);
+}
+
+/// Builds the fused operator of `members` (graph node indices in data-flow order): inputs are
+/// the members' inputs not produced inside the group, outputs the last member's; attributes of
+/// the first member keep their names, the others are prefixed "<Type>." ; the name is the
+/// members' names joined with nothing between them, as AOE joins them in its result files
+/// (e.g. ".../dense/MatMul.../output/add").
+[[nodiscard]] inline FusedOperator make_fused(const Graph& g, std::vector<std::size_t> members) {
+  FusedOperator f;
+  f.nodes = std::move(members);
+  std::set<std::string> internal;
+  for (const auto i : f.nodes) {
+    for (const auto& o : g.nodes[i].outputs) internal.insert(o.name);
+  }
+  const bool fused = f.nodes.size() > 1;
+  for (std::size_t k = 0; k < f.nodes.size(); ++k) {
+    const Node& n = g.nodes[f.nodes[k]];
+    if (k > 0) f.op.type += '+';
+    f.op.type += n.type;
+    f.op.name += n.name;
+    if (fused) f.op.members.push_back(n.type);
+    for (const auto& in : n.inputs) {
+      if (!internal.contains(in.name)) f.op.inputs.push_back(in.desc);
+    }
+    for (const auto& [key, value] : n.attributes) {
+      f.op.attributes.emplace(k == 0 ? key : n.type + "." + key, value);
+    }
+  }
+  for (const auto& o : g.nodes[f.nodes.back()].outputs) f.op.outputs.push_back(o.desc);
+  return f;
+}
+
+/// Fuses `g` as OPAT does and returns one operator per fused group or single node, in graph
+/// order; layout-only nodes (Reshape ...) are left out.
+[[nodiscard]] inline std::vector<FusedOperator> fuse(const Graph& g, FusionOptions options = {}) {
+  using detail::one_of;
+  std::vector<bool> taken(g.nodes.size(), false);
+  std::vector<FusedOperator> out;
+  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+    if (taken[i]) continue;
+    const Node& n = g.nodes[i];
+    if (is_layout_only(n.type)) {
+      taken[i] = true;
+      continue;
+    }
+    std::vector<std::size_t> group{i};
+    const auto extend = [&](auto accept) {
+      const auto next = detail::sole_consumer(g, group.back());
+      if (!next || taken[*next] || !accept(g.nodes[*next])) return false;
+      group.push_back(*next);
+      return true;
+    };
+    if (options.conv_bn_act && one_of(detail::conv_types, n.type)) {
+      extend([](const Node& m) { return m.type == "BatchNorm"; });
+      extend([](const Node& m) { return one_of(detail::conv_activations, m.type); });
+    } else if (options.matmul_bias_act && one_of(detail::matmul_types, n.type)) {
+      const auto is_bias = [&g](const Node& m) {
+        if (m.type == "BiasAdd") return true;
+        if (m.type != "Add" || m.inputs.size() != 2) return false;
+        // An Add is a bias when its other operand is a weight (no producer) of lower rank.
+        for (const auto& in : m.inputs) {
+          if (!g.producer(in.name) && in.desc.shape.size() < m.outputs[0].desc.shape.size()) {
+            return true;
+          }
+        }
+        return false;
+      };
+      extend(is_bias);
+      extend([](const Node& m) { return one_of(detail::matmul_activations, m.type); });
+    } else if (options.elementwise && one_of(detail::elementwise_types, n.type)) {
+      while (extend([&](const Node& m) {
+        return one_of(detail::elementwise_types, m.type) && m.outputs.size() == 1 &&
+               m.outputs[0].desc.shape == n.outputs[0].desc.shape;
+      })) {
+      }
+    }
+    for (const auto k : group) taken[k] = true;
+    out.push_back(make_fused(g, std::move(group)));
+  }
+  return out;
+}
+
+}  // namespace aoe
+
+#endif  // AOE_GRAPH_FUSION_HPP

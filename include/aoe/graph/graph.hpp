@@ -1,0 +1,76 @@
+// A model graph as OPAT sees it: static-shape operators connected by named tensors
+// (docs/model_format.md).
+#ifndef AOE_GRAPH_GRAPH_HPP
+#define AOE_GRAPH_GRAPH_HPP
+
+#include "aoe/op/operator_desc.hpp"
+#include "aoe/op/tensor.hpp"
+
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace aoe {
+
+/// A tensor edge: its name (the link between producer and consumers) and description.
+struct TensorRef {
+  std::string name;
+  TensorDesc desc;
+};
+
+/// One operator of a model.
+struct Node {
+  std::string name;
+  std::string type;
+  std::vector<TensorRef> inputs;
+  std::vector<TensorRef> outputs;
+  std::map<std::string, Attribute> attributes;
+
+  /// The node as a single (unfused) operator.
+  [[nodiscard]] OperatorDesc to_operator() const {
+    OperatorDesc op;
+    op.type = type;
+    op.name = name;
+    for (const auto& t : inputs) op.inputs.push_back(t.desc);
+    for (const auto& t : outputs) op.outputs.push_back(t.desc);
+    op.attributes = attributes;
+    return op;
+  }
+};
+
+/// A model: nodes in topological order (every input is a graph input or produced by an earlier
+/// node; the loader checks it).
+struct Graph {
+  std::string name;
+  std::vector<Node> nodes;
+
+  /// Index of the node producing tensor `tensor`, or nullopt for a graph input (data, weight).
+  [[nodiscard]] std::optional<std::size_t> producer(const std::string& tensor) const {
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+      for (const auto& o : nodes[i].outputs) {
+        if (o.name == tensor) return i;
+      }
+    }
+    return std::nullopt;
+  }
+
+  /// Indices of the nodes reading tensor `tensor`, in order.
+  [[nodiscard]] std::vector<std::size_t> consumers(const std::string& tensor) const {
+    std::vector<std::size_t> out;
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+      for (const auto& in : nodes[i].inputs) {
+        if (in.name == tensor) {
+          out.push_back(i);
+          break;
+        }
+      }
+    }
+    return out;
+  }
+};
+
+}  // namespace aoe
+
+#endif  // AOE_GRAPH_GRAPH_HPP

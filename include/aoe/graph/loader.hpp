@@ -1,0 +1,294 @@
+// Reads a model graph from its JSON file (docs/model_format.md, docs/schema/model.schema.json).
+// Errors name the file, the JSON pointer and what was expected; dynamic shapes are rejected as
+// AOE rejects them (AOE_ERROR_DYNAMIC_SHAPE, ascend-aoe-facts.md §2.1).
+#ifndef AOE_GRAPH_LOADER_HPP
+#define AOE_GRAPH_LOADER_HPP
+
+#include "aoe/core/error.hpp"
+#include "aoe/graph/graph.hpp"
+
+#include <boost/json/parse.hpp>
+#include <boost/json/stream_parser.hpp>
+#include <boost/json/value.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <string_view>
+
+namespace aoe {
+
+/// The model format version this build reads.
+inline constexpr std::int64_t model_format_version = 1;
+
+namespace detail {
+
+/// Escapes a JSON pointer reference token (RFC 6901).
+inline std::string pointer_token(std::string_view s) {
+  std::string out;
+  for (const char c : s) {
+    if (c == '~') {
+      out += "~0";
+    } else if (c == '/') {
+      out += "~1";
+    } else {
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
+class GraphReader {
+ public:
+  explicit GraphReader(std::string source) : source_(std::move(source)) {}
+
+  ErrorInfo fail(Errc e, const std::string& pointer, const std::string& what) const {
+    return make_error(
+        e, source_ + ": " + (pointer.empty() ? std::string("/") : pointer) + ": " + what);
+  }
+
+  Result<Graph> read(const boost::json::value& root) {
+    const auto* obj = root.if_object();
+    if (obj == nullptr) return fail(Errc::schema_error, "", "expected a JSON object");
+    const auto* version = obj->if_contains("format_version");
+    if (version == nullptr || !version->is_int64()) {
+      return fail(Errc::schema_error, "/format_version", "expected the integer 1");
+    }
+    if (version->as_int64() != model_format_version) {
+      return fail(Errc::unsupported_version, "/format_version",
+                  "expected 1, found " + std::to_string(version->as_int64()) +
+                      " (this build reads model format version 1)");
+    }
+    Graph g;
+    const auto* name = obj->if_contains("name");
+    if (name == nullptr || !name->is_string() || name->as_string().empty()) {
+      return fail(Errc::schema_error, "/name", "expected a non-empty string (the model name)");
+    }
+    g.name = std::string(name->as_string());
+
+    const auto* tensors = obj->if_contains("tensors");
+    if (tensors == nullptr || !tensors->is_object()) {
+      return fail(Errc::schema_error, "/tensors", "expected an object of tensor descriptions");
+    }
+    std::map<std::string, TensorDesc> descs;
+    for (const auto& [key, tv] : tensors->as_object()) {
+      const std::string ptr = "/tensors/" + pointer_token(key);
+      auto d = read_tensor(tv, ptr);
+      if (!d) return d.error();
+      descs.emplace(std::string(key), *d);
+    }
+
+    const auto* nodes = obj->if_contains("nodes");
+    if (nodes == nullptr || !nodes->is_array() || nodes->as_array().empty()) {
+      return fail(Errc::schema_error, "/nodes", "expected a non-empty array of nodes");
+    }
+    std::set<std::string> names;
+    std::map<std::string, std::size_t> produced;  // tensor -> node index
+    std::map<std::string, std::size_t> first_use;
+    const auto& arr = nodes->as_array();
+    for (std::size_t i = 0; i < arr.size(); ++i) {
+      const std::string ptr = "/nodes/" + std::to_string(i);
+      const auto* n = arr[i].if_object();
+      if (n == nullptr) return fail(Errc::schema_error, ptr, "expected a node object");
+      Node node;
+      auto s = read_string(*n, "name", ptr);
+      if (!s) return s.error();
+      node.name = *s;
+      if (!names.insert(node.name).second) {
+        return fail(Errc::schema_error, ptr + "/name",
+                    "expected a unique node name; '" + node.name + "' is used twice");
+      }
+      s = read_string(*n, "type", ptr);
+      if (!s) return s.error();
+      node.type = *s;
+      for (const char* side : {"inputs", "outputs"}) {
+        const auto* list = n->if_contains(side);
+        const std::string lptr = ptr + "/" + side;
+        if (list == nullptr || !list->is_array()) {
+          return fail(Errc::schema_error, lptr, "expected an array of tensor names");
+        }
+        const bool is_out = std::string_view(side) == "outputs";
+        if (is_out && list->as_array().empty()) {
+          return fail(Errc::schema_error, lptr, "expected at least one output tensor");
+        }
+        for (std::size_t k = 0; k < list->as_array().size(); ++k) {
+          const auto& tv = list->as_array()[k];
+          const std::string tptr = lptr + "/" + std::to_string(k);
+          if (!tv.is_string()) return fail(Errc::schema_error, tptr, "expected a tensor name");
+          const std::string tname(tv.as_string());
+          const auto it = descs.find(tname);
+          if (it == descs.end()) {
+            return fail(Errc::schema_error, tptr,
+                        "expected the name of a tensor in /tensors; '" + tname +
+                            "' is not described there");
+          }
+          if (is_out) {
+            if (produced.contains(tname)) {
+              return fail(Errc::schema_error, tptr,
+                          "tensor '" + tname + "' is already produced by node '" +
+                              g.nodes[produced[tname]].name + "'");
+            }
+            if (first_use.contains(tname)) {
+              return fail(Errc::schema_error, tptr,
+                          "tensor '" + tname + "' is read by node '" +
+                              g.nodes[first_use[tname]].name +
+                              "' before it is produced: nodes must be in topological order");
+            }
+            produced[tname] = i;
+            node.outputs.push_back({tname, it->second});
+          } else {
+            first_use.try_emplace(tname, i);
+            node.inputs.push_back({tname, it->second});
+          }
+        }
+      }
+      if (const auto* attrs = n->if_contains("attributes")) {
+        if (!attrs->is_object()) {
+          return fail(Errc::schema_error, ptr + "/attributes", "expected an object");
+        }
+        for (const auto& [k, v] : attrs->as_object()) {
+          const std::string aptr = ptr + "/attributes/" + pointer_token(k);
+          auto a = read_attribute(v, aptr);
+          if (!a) return a.error();
+          node.attributes.emplace(std::string(k), std::move(*a));
+        }
+      }
+      g.nodes.push_back(std::move(node));
+    }
+    return g;
+  }
+
+ private:
+  Result<std::string> read_string(const boost::json::object& o, const char* key,
+                                  const std::string& ptr) const {
+    const auto* v = o.if_contains(key);
+    if (v == nullptr || !v->is_string() || v->as_string().empty()) {
+      return fail(Errc::schema_error, ptr + "/" + key, "expected a non-empty string");
+    }
+    return std::string(v->as_string());
+  }
+
+  Result<TensorDesc> read_tensor(const boost::json::value& v, const std::string& ptr) const {
+    const auto* o = v.if_object();
+    if (o == nullptr) {
+      return fail(Errc::schema_error, ptr, "expected an object with shape, dtype and format");
+    }
+    TensorDesc d;
+    const auto* shape = o->if_contains("shape");
+    if (shape == nullptr || !shape->is_array()) {
+      return fail(Errc::schema_error, ptr + "/shape", "expected an array of dimensions");
+    }
+    for (std::size_t i = 0; i < shape->as_array().size(); ++i) {
+      const auto& dv = shape->as_array()[i];
+      const std::string dptr = ptr + "/shape/" + std::to_string(i);
+      if (!dv.is_int64()) return fail(Errc::schema_error, dptr, "expected an integer dimension");
+      const auto dim = dv.as_int64();
+      if (dim < 0) {
+        return fail(Errc::unsupported, dptr,
+                    "dynamic shape (dimension " + std::to_string(dim) +
+                        "): AOE tunes static shapes only; give every dimension a positive size");
+      }
+      if (dim == 0) return fail(Errc::schema_error, dptr, "expected a positive dimension");
+      d.shape.push_back(dim);
+    }
+    const auto* dtype = o->if_contains("dtype");
+    if (dtype == nullptr || !dtype->is_string()) {
+      return fail(Errc::schema_error, ptr + "/dtype", "expected a data type name (float16 ...)");
+    }
+    const auto t = data_type_from_string(std::string_view(dtype->as_string()));
+    if (!t) {
+      return fail(Errc::schema_error, ptr + "/dtype",
+                  "expected a data type (float16, bfloat16, float32, int8, int32, int64, uint8, "
+                  "bool); found '" +
+                      std::string(dtype->as_string()) + "'");
+    }
+    d.dtype = *t;
+    if (const auto* format = o->if_contains("format")) {
+      if (!format->is_string()) {
+        return fail(Errc::schema_error, ptr + "/format", "expected a format name");
+      }
+      const auto f = format_from_string(std::string_view(format->as_string()));
+      if (!f) {
+        return fail(Errc::schema_error, ptr + "/format",
+                    "expected a format (ND, NCHW, NHWC, HWCN, NC1HWC0, FRACTAL_Z, FRACTAL_NZ); "
+                    "found '" +
+                        std::string(format->as_string()) + "'");
+      }
+      d.format = *f;
+    }
+    return d;
+  }
+
+  Result<Attribute> read_attribute(const boost::json::value& v, const std::string& ptr) const {
+    if (v.is_bool()) return Attribute(v.as_bool());
+    if (v.is_int64()) return Attribute(v.as_int64());
+    if (v.is_uint64()) return Attribute(static_cast<std::int64_t>(v.as_uint64()));
+    if (v.is_double()) return Attribute(v.as_double());
+    if (v.is_string()) return Attribute(std::string(v.as_string()));
+    if (v.is_array()) {
+      std::vector<std::int64_t> out;
+      for (std::size_t i = 0; i < v.as_array().size(); ++i) {
+        const auto& e = v.as_array()[i];
+        if (!e.is_int64()) {
+          return fail(Errc::schema_error, ptr + "/" + std::to_string(i),
+                      "expected an integer (list attributes are integer lists)");
+        }
+        out.push_back(e.as_int64());
+      }
+      return Attribute(std::move(out));
+    }
+    return fail(Errc::schema_error, ptr, "expected a boolean, number, string or list of integers");
+  }
+
+  std::string source_;
+};
+
+}  // namespace detail
+
+/// Parses a model from JSON text; `source` names it in messages (usually the file path).
+[[nodiscard]] inline Result<Graph> parse_graph(std::string_view text, std::string_view source) {
+  boost::json::stream_parser p;
+  boost::system::error_code ec;
+  const std::size_t used = p.write(text.data(), text.size(), ec);
+  if (!ec) p.finish(ec);
+  if (ec) {
+    const std::size_t at = used < text.size() ? used : text.size();
+    std::size_t line = 1;
+    std::size_t column = 1;
+    for (std::size_t i = 0; i < at; ++i) {
+      if (text[i] == '\n') {
+        ++line;
+        column = 1;
+      } else {
+        ++column;
+      }
+    }
+    return make_error(Errc::parse_error,
+                      std::string(source) + ":" + std::to_string(line) + ":" +
+                          std::to_string(column) + ": expected well-formed JSON (" + ec.message() +
+                          (at >= text.size() ? "; the file looks truncated" : "") + ")");
+  }
+  return detail::GraphReader(std::string(source)).read(p.release());
+}
+
+/// Loads a model file.
+[[nodiscard]] inline Result<Graph> load_graph(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) {
+    return make_error(Errc::not_found, file.string() +
+                                           ": cannot open the model file (expected a readable JSON "
+                                           "model, docs/model_format.md)");
+  }
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return parse_graph(ss.str(), file.string());
+}
+
+}  // namespace aoe
+
+#endif  // AOE_GRAPH_LOADER_HPP

@@ -1,0 +1,242 @@
+// AOE's operator-tuning result file, aoe_result_opat_${YYYYMMDD_HHMMSSMS}_${pid}.json, in the
+// report schema of seeds/aoe-subgraph-operator-tuning.txt and aoe-tuning-result-viewing.txt:
+//   {"report_${timestamp}_${tid}": [{"basic": {...}}, {"OPAT": {...}}]}
+// Rewritten atomically after every operator, so it is valid JSON at every moment.
+#ifndef AOE_JOBS_OPAT_REPORT_HPP
+#define AOE_JOBS_OPAT_REPORT_HPP
+
+#include "aoe/core/error.hpp"
+#include "aoe/repo/bank_key.hpp"
+#include "aoe/repo/knowledge_bank.hpp"
+
+#include <boost/json/array.hpp>
+#include <boost/json/object.hpp>
+#include <boost/json/serialize.hpp>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace aoe {
+
+/// How an operator's tuning ended (AOE's repo_summary categories).
+enum class OpatOutcome : std::uint8_t {
+  hit,          ///< in the bank; used, not re-tuned
+  add,          ///< new, better than the default: written
+  update,       ///< in the bank, re-tuned (REPEAT_TUNE), better: written
+  reserved,     ///< in the bank, re-tuned, not better: the bank entry kept
+  unsatisfied,  ///< new, not better than the default: nothing written
+  failed,       ///< could not be tuned (unknown op type, no valid candidate, bank error)
+};
+
+[[nodiscard]] constexpr std::string_view to_string(OpatOutcome o) noexcept {
+  switch (o) {
+    case OpatOutcome::hit: return "hit";
+    case OpatOutcome::add: return "add";
+    case OpatOutcome::update: return "update";
+    case OpatOutcome::reserved: return "reserved";
+    case OpatOutcome::unsatisfied: return "unsatisfied";
+    case OpatOutcome::failed: return "failed";
+  }
+  return "failed";
+}
+
+/// One knowledge kind's tuning of one operator, as `tune_performance.<Kind>` reports it.
+struct KindPerformance {
+  KnowledgeKind kind = KnowledgeKind::schedule;
+  double before_us = 0;  ///< the default (or, re-tuning, the bank's) policy
+  double after_us = 0;   ///< the policy in use after tuning
+  OpatOutcome outcome = OpatOutcome::unsatisfied;
+};
+
+/// One fused operator of the job.
+struct OpatOperatorReport {
+  std::string op_name;
+  std::string op_type;
+  std::vector<KindPerformance> kinds;  ///< one per kind tuned (or hit)
+  double default_us = 0;               ///< the operator with the default policies
+  double result_us = 0;                ///< the operator with the policies in use after the job
+  std::size_t evaluations = 0;         ///< candidates measured for it in this job
+  std::string error;                   ///< why it failed, for a failed operator
+  [[nodiscard]] bool failed() const noexcept { return !error.empty(); }
+};
+
+/// The state of a job's report; `write` turns it into AOE's file.
+struct OpatReport {
+  std::string tuning_name;
+  std::string timestamp;  ///< YYYYMMDD_HHMMSSMS
+  long tid = 0;
+  double tuning_seconds = 0;
+  bool finished = false;  ///< false while running and after an interruption
+  bool interrupted = false;
+  std::vector<OpatOperatorReport> operators;
+
+  [[nodiscard]] std::size_t count(OpatOutcome o) const {
+    std::size_t n = 0;
+    for (const auto& op : operators) {
+      if (op.failed()) {
+        n += o == OpatOutcome::failed ? 1 : 0;
+        continue;
+      }
+      // An operator counts once, by its most significant kind: add/update over the others.
+      OpatOutcome best = OpatOutcome::hit;
+      bool any = false;
+      for (const auto& k : op.kinds) {
+        const auto rank = [](OpatOutcome x) {
+          switch (x) {
+            case OpatOutcome::update: return 5;
+            case OpatOutcome::add: return 4;
+            case OpatOutcome::reserved: return 3;
+            case OpatOutcome::unsatisfied: return 2;
+            case OpatOutcome::hit: return 1;
+            case OpatOutcome::failed: return 0;
+          }
+          return 0;
+        };
+        if (!any || rank(k.outcome) > rank(best)) best = k.outcome;
+        any = true;
+      }
+      if (any && best == o) ++n;
+    }
+    return n;
+  }
+  [[nodiscard]] std::size_t total() const {
+    std::size_t n = 0;
+    for (const auto& op : operators) n += op.failed() ? 0 : 1;
+    return n;
+  }
+  [[nodiscard]] double baseline_ms() const {
+    double s = 0;
+    for (const auto& op : operators) s += op.default_us;
+    return s / 1e3;
+  }
+  [[nodiscard]] double result_ms() const {
+    double s = 0;
+    for (const auto& op : operators) s += op.result_us;
+    return s / 1e3;
+  }
+  /// AOE's improvement: before / after - 1 (the seeds' "118.71%" for 58.781 us -> 26.876 us).
+  [[nodiscard]] static double improvement(double before, double after) {
+    return after > 0 ? before / after - 1.0 : 0.0;
+  }
+  [[nodiscard]] std::string status_text() const {
+    if (!finished || interrupted) return "tune tuning incomplete";
+    return count(OpatOutcome::failed) > 0 ? "tuning failed" : "tuning successful";
+  }
+};
+
+namespace detail {
+
+inline std::string percent(double fraction) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.2f%%", fraction * 100.0);
+  return buffer;
+}
+
+/// Rounds to 3 decimals, as AOE prints microseconds and milliseconds.
+inline double round3(double v) { return std::round(v * 1000.0) / 1000.0; }
+inline double round6(double v) { return std::round(v * 1e6) / 1e6; }
+
+}  // namespace detail
+
+/// The local time as AOE stamps result files: YYYYMMDD_HHMMSSMS (MS: milliseconds, 3 digits).
+[[nodiscard]] inline std::string aoe_timestamp() {
+  timeval tv{};
+  ::gettimeofday(&tv, nullptr);
+  std::tm tm{};
+  const std::time_t secs = tv.tv_sec;
+  localtime_r(&secs, &tm);
+  char buffer[40];
+  std::snprintf(buffer, sizeof buffer, "%04d%02d%02d_%02d%02d%02d%03d", tm.tm_year + 1900,
+                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+                static_cast<int>(tv.tv_usec / 1000));
+  return buffer;
+}
+
+/// The report as AOE's JSON.
+[[nodiscard]] inline boost::json::object to_json(const OpatReport& r) {
+  using boost::json::array;
+  using boost::json::object;
+  object basic;
+  basic["tuning_name"] = r.tuning_name;
+  if (r.finished && !r.interrupted) {
+    basic["tuning_time(s)"] = static_cast<std::int64_t>(std::llround(r.tuning_seconds));
+  }
+  object opat;
+  opat["model_baseline_performance(ms)"] = detail::round6(r.baseline_ms());
+  if (r.finished && !r.interrupted) {
+    opat["model_performance_improvement"] =
+        detail::percent(OpatReport::improvement(r.baseline_ms(), r.result_ms()));
+    opat["model_result_performance(ms)"] = detail::round6(r.result_ms());
+  }
+  opat["opat_tuning_result"] = r.status_text();
+  array modified;
+  for (const auto& op : r.operators) {
+    object perf;
+    for (const auto& k : op.kinds) {
+      if (k.outcome != OpatOutcome::add && k.outcome != OpatOutcome::update) continue;
+      object p;
+      p["performance_after_tune(us)"] = detail::round3(k.after_us);
+      p["performance_before_tune(us)"] = detail::round3(k.before_us);
+      p["performance_improvement"] =
+          detail::percent(OpatReport::improvement(k.before_us, k.after_us));
+      p["update_mode"] = std::string(to_string(k.outcome));
+      perf[std::string(to_string(k.kind))] = std::move(p);
+    }
+    if (perf.empty()) continue;
+    object o;
+    o["op_name"] = op.op_name;
+    o["op_type"] = op.op_type;
+    o["tune_performance"] = std::move(perf);
+    modified.push_back(std::move(o));
+  }
+  opat["repo_modified_operators"] = std::move(modified);
+  object summary;
+  summary["repo_add_num"] = static_cast<std::int64_t>(r.count(OpatOutcome::add));
+  summary["repo_hit_num"] = static_cast<std::int64_t>(r.count(OpatOutcome::hit));
+  summary["repo_reserved_num"] = static_cast<std::int64_t>(r.count(OpatOutcome::reserved));
+  summary["repo_unsatisfied_num"] = static_cast<std::int64_t>(r.count(OpatOutcome::unsatisfied));
+  summary["repo_update_num"] = static_cast<std::int64_t>(r.count(OpatOutcome::update));
+  summary["total_num"] = static_cast<std::int64_t>(r.total());
+  opat["repo_summary"] = std::move(summary);
+  array failed;
+  for (const auto& op : r.operators) {
+    if (op.failed()) failed.push_back(boost::json::string(op.op_name));
+  }
+  if (!failed.empty()) opat["tuning_failed_operators"] = std::move(failed);
+
+  array entries;
+  object b;
+  b["basic"] = std::move(basic);
+  entries.push_back(std::move(b));
+  object o;
+  o["OPAT"] = std::move(opat);
+  entries.push_back(std::move(o));
+  object root;
+  root["report_" + r.timestamp + "_" + std::to_string(r.tid)] = std::move(entries);
+  return root;
+}
+
+/// The result file's name: aoe_result_opat_${timestamp}_${pid}.json.
+[[nodiscard]] inline std::string opat_result_file_name(const std::string& timestamp) {
+  return "aoe_result_opat_" + timestamp + "_" + std::to_string(::getpid()) + ".json";
+}
+
+/// Writes the report to `file` atomically (temporary file, rename): valid JSON at every moment.
+/// `durable` adds the fsyncs (the final write of a job).
+[[nodiscard]] inline Result<void> write_report(const OpatReport& r,
+                                               const std::filesystem::path& file,
+                                               bool durable = true) {
+  return KnowledgeBank::write_atomically(file, boost::json::serialize(to_json(r)) + "\n", durable);
+}
+
+}  // namespace aoe
+
+#endif  // AOE_JOBS_OPAT_REPORT_HPP

@@ -1,0 +1,123 @@
+// Measures the candidates of a batch in several threads (AOE's TUNING_PARALLEL_NUM), on any
+// runner whose `evaluate(const Configuration&) const` is thread-safe (the simulator's is).
+#ifndef AOE_JOBS_PARALLEL_MEASURE_HPP
+#define AOE_JOBS_PARALLEL_MEASURE_HPP
+
+#include "aoe/measure/measurement.hpp"
+#include "aoe/space/configuration.hpp"
+#include "aoe/space/space.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <thread>
+#include <vector>
+
+namespace aoe {
+
+/// A measure policy over a borrowed runner: `threads` workers (the calling thread and
+/// `threads - 1` started once, kept for the policy's lifetime) take the batch's configurations
+/// in turn. Measurements come back in batch order whatever the threads' timing, so a run is
+/// reproducible for a seed. Charges the runner's device time (`reports_device_time`).
+template <class Runner>
+class ParallelMeasure {
+ public:
+  static constexpr bool reports_device_time = true;
+
+  ParallelMeasure(const Runner& runner, int threads)
+      : runner_(&runner), pool_(std::make_unique<Pool>(std::max(1, threads) - 1)) {}
+
+  std::vector<Measurement> measure(SpaceView /*view*/, std::span<const Configuration> batch) {
+    std::vector<Measurement> out(batch.size());
+    const Runner* runner = runner_;
+    pool_->run(batch.size(), [&](std::size_t i) { out[i] = runner->evaluate(batch[i]); });
+    return out;
+  }
+
+ private:
+  /// Workers that wait for a batch, share its indices through an atomic counter, and report
+  /// back when all are done.
+  class Pool {
+   public:
+    explicit Pool(int workers) {
+      for (int w = 0; w < workers; ++w) {
+        threads_.emplace_back([this](std::stop_token st) { loop(st); });
+      }
+    }
+    Pool(const Pool&) = delete;
+    Pool& operator=(const Pool&) = delete;
+    ~Pool() {
+      {
+        std::lock_guard lock(mutex_);
+        for (auto& t : threads_) t.request_stop();
+      }
+      wake_.notify_all();
+    }  // the jthreads join
+
+    template <class F>
+    void run(std::size_t n, F&& f) {
+      if (threads_.empty() || n <= 1) {
+        for (std::size_t i = 0; i < n; ++i) f(i);
+        return;
+      }
+      {
+        std::lock_guard lock(mutex_);
+        task_ = [&f](std::size_t i) { f(i); };
+        size_ = n;
+        next_.store(0);
+        busy_ = threads_.size();
+        ++generation_;
+      }
+      wake_.notify_all();
+      work();
+      std::unique_lock lock(mutex_);
+      done_.wait(lock, [this] { return busy_ == 0; });
+      task_ = nullptr;
+    }
+
+   private:
+    void work() {
+      for (std::size_t i = next_++; i < size_; i = next_++) task_(i);
+    }
+    void loop(const std::stop_token& st) {
+      std::uint64_t seen = 0;
+      while (true) {
+        {
+          std::unique_lock lock(mutex_);
+          wake_.wait(lock, [&] { return st.stop_requested() || generation_ != seen; });
+          if (st.stop_requested()) return;
+          seen = generation_;
+        }
+        work();
+        {
+          std::lock_guard lock(mutex_);
+          --busy_;
+        }
+        done_.notify_one();
+      }
+    }
+
+    std::mutex mutex_;
+    std::condition_variable wake_;
+    std::condition_variable done_;
+    std::function<void(std::size_t)> task_;
+    std::size_t size_ = 0;
+    std::atomic<std::size_t> next_{0};
+    std::size_t busy_ = 0;
+    std::uint64_t generation_ = 0;
+    std::vector<std::jthread> threads_;  // last: stopped and joined before the rest goes
+  };
+
+  const Runner* runner_;
+  std::unique_ptr<Pool> pool_;
+};
+
+}  // namespace aoe
+
+#endif  // AOE_JOBS_PARALLEL_MEASURE_HPP

@@ -1,0 +1,406 @@
+// AOE's operator knowledge bank on disk: a custom bank (read and written) over a read-only
+// built-in bank, one JSON file per SoC, core count and knowledge kind, written atomically under
+// a file lock. Models `repository_policy`, so it can be a Tuner's repository.
+//
+// Layout (ascend-aoe-facts.md §2.5(a)): <root>/<soc_version>/unified_bank/
+//   <soc_version>_<core_num>_AiCore_<schedule|format_type|impl_type>.json
+// Content: {"schema_version": 1, "soc_version", "core_num", "core_type", "knowledge_kind",
+//           "entries": {"<operator key text>": {"knowledge": {...}, "cost_time(us)", "value",
+//                       "provenance": {"policy", "evaluations", "timestamp", "tool"}}}}
+// AOE keys entries by the MD5 of the key text; we key by the text itself (readable, exact).
+#ifndef AOE_REPO_KNOWLEDGE_BANK_HPP
+#define AOE_REPO_KNOWLEDGE_BANK_HPP
+
+#include "aoe/core/error.hpp"
+#include "aoe/repo/bank_key.hpp"
+#include "aoe/repo/record.hpp"
+#include "aoe/space/value.hpp"
+#include "aoe/version.hpp"
+
+#include <boost/json/object.hpp>
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+#include <boost/json/value.hpp>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <system_error>
+
+namespace aoe {
+
+/// The bank file schema version this build reads and writes.
+inline constexpr std::int64_t knowledge_bank_schema_version = 1;
+
+/// Where the bank lives.
+struct KnowledgeBankOptions {
+  std::filesystem::path custom_root;  ///< read and written
+  std::optional<std::filesystem::path> builtin_root =
+      std::nullopt;                                  ///< read only, consulted after the custom
+  std::string tool = "openaoe " AOE_VERSION_STRING;  ///< written into each entry's provenance
+};
+
+namespace detail {
+
+/// One bank file's entries, by operator key text.
+using BankEntries = std::map<std::string, Record>;
+
+inline std::string bank_kind_file_part(KnowledgeKind k) {
+  switch (k) {
+    case KnowledgeKind::schedule: return "schedule";
+    case KnowledgeKind::format: return "format_type";
+    case KnowledgeKind::impl: return "impl_type";
+  }
+  return "schedule";
+}
+
+inline boost::json::value value_to_json(const Value& v) {
+  if (v.is_integer()) return boost::json::value(v.as_integer());
+  if (v.is_real()) return boost::json::value(v.as_real());
+  return boost::json::value(v.as_text());
+}
+
+inline std::optional<Value> value_from_json(const boost::json::value& j) {
+  if (j.is_int64()) return Value(j.as_int64());
+  if (j.is_uint64()) return Value(static_cast<std::int64_t>(j.as_uint64()));
+  if (j.is_double()) return Value(j.as_double());
+  if (j.is_string()) return Value(std::string(j.as_string()));
+  return std::nullopt;
+}
+
+/// A file descriptor closed on scope exit (and its flock released with it).
+class FileDescriptor {
+ public:
+  explicit FileDescriptor(int fd) : fd_(fd) {}
+  FileDescriptor(const FileDescriptor&) = delete;
+  FileDescriptor& operator=(const FileDescriptor&) = delete;
+  ~FileDescriptor() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  [[nodiscard]] int get() const noexcept { return fd_; }
+
+ private:
+  int fd_;
+};
+
+inline std::string errno_text(int e) { return std::generic_category().message(e); }
+
+}  // namespace detail
+
+/// The operator knowledge bank (custom over built-in). Thread-safe: lookups share a cache of the
+/// files read; stores take the file lock, re-read, merge and write atomically, so two processes
+/// writing one bank lose nothing. A corrupt file or one of an unknown schema version is an
+/// error and is never overwritten.
+class KnowledgeBank {
+ public:
+  KnowledgeBank() = default;
+  explicit KnowledgeBank(KnowledgeBankOptions options)
+      : options_(std::move(options)), state_(std::make_unique<State>()) {}
+
+  KnowledgeBank(KnowledgeBank&&) noexcept = default;
+  KnowledgeBank& operator=(KnowledgeBank&&) noexcept = default;
+
+  [[nodiscard]] const KnowledgeBankOptions& options() const noexcept { return options_; }
+
+  /// The bank file of a scope and kind under `root`.
+  [[nodiscard]] static std::filesystem::path file_for(const std::filesystem::path& root,
+                                                      const BankScope& scope, KnowledgeKind kind) {
+    return root / scope.soc_version / "unified_bank" /
+           (scope.soc_version + "_" + std::to_string(scope.core_num) + "_AiCore_" +
+            detail::bank_kind_file_part(kind) + ".json");
+  }
+
+  /// The custom bank's file for a scope and kind.
+  [[nodiscard]] std::filesystem::path custom_file(const BankScope& scope,
+                                                  KnowledgeKind kind) const {
+    return file_for(options_.custom_root, scope, kind);
+  }
+
+  /// The record for `key` (a key of `make_bank_key`): the custom bank first, then the built-in.
+  /// An unreadable, corrupt or unknown-version file is an error naming it.
+  [[nodiscard]] Result<std::optional<Record>> lookup(const TuningKey& key) const {
+    const auto parsed = parse_bank_key(key);
+    if (!parsed) {
+      return make_error(Errc::invalid_argument,
+                        "knowledge bank: key '" + key.problem + "' on '" + key.device +
+                            "' is not a bank key (expected aoe::make_bank_key's form)");
+    }
+    std::lock_guard lock(state_->mutex);
+    for (const bool custom : {true, false}) {
+      if (!custom && !options_.builtin_root) break;
+      const auto file = file_for(custom ? options_.custom_root : *options_.builtin_root,
+                                 parsed->scope, parsed->kind);
+      auto it = state_->cache.find(file);
+      if (it == state_->cache.end()) {
+        auto entries = read_file(file, parsed->scope, parsed->kind);
+        if (!entries) return entries.error();
+        it = state_->cache.emplace(file, std::move(*entries)).first;
+      }
+      const auto e = it->second.find(parsed->op_key);
+      if (e != it->second.end()) {
+        Record r = e->second;
+        r.key = key;
+        return std::optional<Record>(std::move(r));
+      }
+    }
+    return std::optional<Record>();
+  }
+
+  /// Stores `record` in the custom bank if it is new (`added`) or better than the stored one
+  /// (`updated`); otherwise `kept` and nothing is written. Under the file's lock the file is
+  /// re-read, so records written meanwhile by another process are kept.
+  Result<StoreOutcome> store(const Record& record) {
+    const auto parsed = parse_bank_key(record.key);
+    if (!parsed) {
+      return make_error(Errc::invalid_argument,
+                        "knowledge bank: key '" + record.key.problem + "' is not a bank key");
+    }
+    const auto file = custom_file(parsed->scope, parsed->kind);
+    std::lock_guard guard(state_->mutex);
+    auto lock = lock_file(file);
+    if (!lock) return lock.error();
+    auto entries = read_file(file, parsed->scope, parsed->kind);
+    if (!entries) return entries.error();
+    StoreOutcome outcome = StoreOutcome::added;
+    const auto it = entries->find(parsed->op_key);
+    if (it != entries->end()) {
+      if (!(record.value < it->second.value)) {
+        state_->cache[file] = std::move(*entries);
+        return StoreOutcome::kept;
+      }
+      outcome = StoreOutcome::updated;
+    }
+    (*entries)[parsed->op_key] = record;
+    if (auto written = write_file(file, parsed->scope, parsed->kind, *entries); !written) {
+      return written.error();
+    }
+    state_->cache[file] = std::move(*entries);
+    return outcome;
+  }
+
+  /// Checks, before a job starts, that the custom bank of `scope` can be written: creates its
+  /// directory and takes (then releases) the lock of each kind's file.
+  [[nodiscard]] Result<void> check_writable(const BankScope& scope) const {
+    for (const auto kind : {KnowledgeKind::schedule, KnowledgeKind::format, KnowledgeKind::impl}) {
+      auto lock = lock_file(custom_file(scope, kind));
+      if (!lock) return lock.error();
+      auto entries = read_file(custom_file(scope, kind), scope, kind);
+      if (!entries) return entries.error();
+    }
+    return {};
+  }
+
+  /// Forgets the files read so far (the next lookup reads them again).
+  void reload() {
+    std::lock_guard lock(state_->mutex);
+    state_->cache.clear();
+  }
+
+  /// Every entry of one custom file (for tools and tests).
+  [[nodiscard]] Result<std::map<std::string, Record>> entries(const BankScope& scope,
+                                                              KnowledgeKind kind) const {
+    return read_file(custom_file(scope, kind), scope, kind);
+  }
+
+ private:
+  struct State {
+    std::mutex mutex;
+    std::map<std::filesystem::path, detail::BankEntries> cache;
+  };
+
+  [[nodiscard]] static Result<std::unique_ptr<detail::FileDescriptor>> lock_file(
+      const std::filesystem::path& file) {
+    std::error_code ec;
+    std::filesystem::create_directories(file.parent_path(), ec);
+    if (ec) {
+      return make_error(Errc::io_error, "knowledge bank: cannot create directory " +
+                                            file.parent_path().string() + ": " + ec.message() +
+                                            " (expected a writable bank root; see TUNE_BANK_PATH)");
+    }
+    const std::string lock_path = file.string() + ".lock";
+    const int fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) {
+      return make_error(Errc::io_error, "knowledge bank: cannot open lock file " + lock_path +
+                                            ": " + detail::errno_text(errno) +
+                                            " (expected a writable bank directory)");
+    }
+    auto holder = std::make_unique<detail::FileDescriptor>(fd);
+    while (::flock(fd, LOCK_EX) != 0) {
+      if (errno != EINTR) {
+        return make_error(Errc::busy, "knowledge bank: cannot lock " + lock_path + ": " +
+                                          detail::errno_text(errno));
+      }
+    }
+    return holder;
+  }
+
+  [[nodiscard]] static Result<detail::BankEntries> read_file(const std::filesystem::path& file,
+                                                             const BankScope& scope,
+                                                             KnowledgeKind kind) {
+    detail::BankEntries out;
+    std::error_code ec;
+    if (!std::filesystem::exists(file, ec)) return out;
+    std::ifstream in(file, std::ios::binary);
+    if (!in) {
+      return make_error(Errc::io_error, "knowledge bank: cannot read " + file.string());
+    }
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    const std::string text = ss.str();
+    const auto corrupt = [&](const std::string& where, const std::string& what) {
+      return make_error(Errc::parse_error,
+                        "knowledge bank: " + file.string() + ": " + where + ": " + what +
+                            "; the file is corrupt and was left as it is (repair it or move it "
+                            "away to start a new bank)");
+    };
+    boost::system::error_code jec;
+    const boost::json::value root = boost::json::parse(text, jec);
+    if (jec) return corrupt("/", "expected well-formed JSON (" + jec.message() + ")");
+    const auto* obj = root.if_object();
+    if (obj == nullptr) return corrupt("/", "expected a JSON object");
+    const auto* version = obj->if_contains("schema_version");
+    if (version == nullptr || !version->is_int64()) {
+      return corrupt("/schema_version", "expected an integer");
+    }
+    if (version->as_int64() != knowledge_bank_schema_version) {
+      return make_error(Errc::unsupported_version,
+                        "knowledge bank: " + file.string() + ": /schema_version: expected " +
+                            std::to_string(knowledge_bank_schema_version) + ", found " +
+                            std::to_string(version->as_int64()) +
+                            "; written by another version, left as it is");
+    }
+    const auto* entries = obj->if_contains("entries");
+    if (entries == nullptr || !entries->is_object()) {
+      return corrupt("/entries", "expected an object");
+    }
+    const std::string device = scope.soc_version + "_" + std::to_string(scope.core_num);
+    for (const auto& [k, v] : entries->as_object()) {
+      const std::string ptr = "/entries/" + std::string(k);
+      const auto* e = v.if_object();
+      if (e == nullptr) return corrupt(ptr, "expected an object");
+      Record r;
+      r.key = TuningKey{std::string(to_string(kind)) + "|" + std::string(k), device};
+      const auto* knowledge = e->if_contains("knowledge");
+      if (knowledge == nullptr || !knowledge->is_object()) {
+        return corrupt(ptr + "/knowledge", "expected an object of parameter values");
+      }
+      for (const auto& [name, value] : knowledge->as_object()) {
+        auto val = detail::value_from_json(value);
+        if (!val) return corrupt(ptr + "/knowledge/" + std::string(name), "expected a scalar");
+        r.configuration.push_back({std::string(name), std::move(*val)});
+      }
+      const auto* value = e->if_contains("value");
+      if (value == nullptr || !value->is_number()) {
+        return corrupt(ptr + "/value", "expected the measured time in seconds");
+      }
+      r.value = value->to_number<double>();
+      if (const auto* p = e->if_contains("provenance"); p != nullptr && p->is_object()) {
+        const auto& po = p->as_object();
+        if (const auto* s = po.if_contains("policy"); s && s->is_string()) {
+          r.provenance.policy = std::string(s->as_string());
+        }
+        if (const auto* s = po.if_contains("evaluations"); s && s->is_int64()) {
+          r.provenance.evaluations = static_cast<std::size_t>(s->as_int64());
+        }
+        if (const auto* s = po.if_contains("timestamp"); s && s->is_string()) {
+          r.provenance.timestamp = std::string(s->as_string());
+        }
+      }
+      out.emplace(std::string(k), std::move(r));
+    }
+    return out;
+  }
+
+  [[nodiscard]] Result<void> write_file(const std::filesystem::path& file, const BankScope& scope,
+                                        KnowledgeKind kind,
+                                        const detail::BankEntries& entries) const {
+    boost::json::object root;
+    root["schema_version"] = knowledge_bank_schema_version;
+    root["soc_version"] = scope.soc_version;
+    root["core_num"] = scope.core_num;
+    root["core_type"] = "AiCore";
+    root["knowledge_kind"] = std::string(to_string(kind));
+    boost::json::object& out = root["entries"].emplace_object();
+    for (const auto& [k, r] : entries) {
+      boost::json::object e;
+      boost::json::object knowledge;
+      for (const auto& nv : r.configuration) knowledge[nv.name] = detail::value_to_json(nv.value);
+      e["knowledge"] = std::move(knowledge);
+      e["cost_time(us)"] = r.value * 1e6;
+      e["value"] = r.value;
+      boost::json::object p;
+      p["policy"] = r.provenance.policy;
+      p["evaluations"] = static_cast<std::int64_t>(r.provenance.evaluations);
+      p["timestamp"] = r.provenance.timestamp;
+      p["tool"] = options_.tool;
+      e["provenance"] = std::move(p);
+      out[k] = std::move(e);
+    }
+    return write_atomically(file, boost::json::serialize(root));
+  }
+
+ public:
+  /// Writes `text` to `file` atomically: a temporary file in the same directory, fsync, rename
+  /// over the target, fsync of the directory. Readers see the old or the new file, never half.
+  /// `durable = false` skips the fsyncs: still atomic for readers and after a crash of the
+  /// process, but not across a power loss (for files rewritten often, such as a job's report).
+  [[nodiscard]] static Result<void> write_atomically(const std::filesystem::path& file,
+                                                     const std::string& text, bool durable = true) {
+    static std::atomic<unsigned> counter{0};
+    const std::string tmp = file.string() + ".tmp." + std::to_string(::getpid()) + "." +
+                            std::to_string(counter.fetch_add(1));
+    const auto fail = [&](const std::string& what) {
+      const int e = errno;
+      ::unlink(tmp.c_str());
+      return make_error(Errc::io_error, "cannot write " + file.string() + ": " + what + ": " +
+                                            detail::errno_text(e));
+    };
+    {
+      const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+      if (fd < 0) {
+        return make_error(Errc::io_error, "cannot create " + tmp + ": " +
+                                              detail::errno_text(errno) +
+                                              " (expected a writable directory)");
+      }
+      detail::FileDescriptor holder(fd);
+      std::size_t done = 0;
+      while (done < text.size()) {
+        const auto n = ::write(fd, text.data() + done, text.size() - done);
+        if (n < 0) {
+          if (errno == EINTR) continue;
+          return fail("write");
+        }
+        done += static_cast<std::size_t>(n);
+      }
+      if (durable && ::fsync(fd) != 0) return fail("fsync");
+    }
+    if (::rename(tmp.c_str(), file.c_str()) != 0) return fail("rename");
+    if (!durable) return {};
+    const int dir = ::open(file.parent_path().empty() ? "." : file.parent_path().c_str(),
+                           O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir >= 0) {
+      ::fsync(dir);
+      ::close(dir);
+    }
+    return {};
+  }
+
+ private:
+  KnowledgeBankOptions options_;
+  std::unique_ptr<State> state_ = std::make_unique<State>();
+};
+
+}  // namespace aoe
+
+#endif  // AOE_REPO_KNOWLEDGE_BANK_HPP

@@ -1,0 +1,278 @@
+#include <aoe/jobs/opat_job.hpp>
+
+#include <boost/json/parse.hpp>
+#include <doctest/doctest.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// A runner over a 2-D space whose optimum depends on the operator's first dimension; the
+// default configuration (0, 0) is far from it.
+class FakeRunner {
+ public:
+  FakeRunner(std::int64_t size, std::shared_ptr<std::atomic<int>> counter,
+             const std::atomic<int>* calls_before_stop = nullptr, std::atomic<bool>* stop = nullptr)
+      : size_(size),
+        space_({aoe::range("tile", 0, 15), aoe::range("split", 0, 7)}),
+        countdown_(calls_before_stop),
+        stop_(stop),
+        evaluations_(std::move(counter)) {}
+  bool default_is_best = false;
+  [[nodiscard]] const aoe::Space& space() const { return space_; }
+  [[nodiscard]] aoe::Configuration default_configuration() const { return {0, 0}; }
+  [[nodiscard]] aoe::Measurement evaluate(const aoe::Configuration& c) const {
+    const int n = ++*evaluations_;
+    if (stop_ != nullptr && countdown_ != nullptr && n >= countdown_->load()) {
+      stop_->store(true);
+    }
+    const double best_tile = default_is_best ? 0.0 : static_cast<double>(size_ % 16);
+    const double dt = c[0] - best_tile;
+    const double ds = c[1] - (default_is_best ? 0.0 : 3.0);
+    return aoe::Measurement::success(1e-5 * (1.0 + 0.05 * dt * dt + 0.1 * ds * ds), {}, 1e-5);
+  }
+
+ private:
+  std::int64_t size_;
+  aoe::Space space_;
+  const std::atomic<int>* countdown_;
+  std::atomic<bool>* stop_;
+  std::shared_ptr<std::atomic<int>> evaluations_;  // shared by the job's runners
+};
+
+struct FakeBackend {
+  const std::atomic<int>* countdown = nullptr;
+  std::atomic<bool>* stop = nullptr;
+  std::shared_ptr<std::atomic<int>> counter = std::make_shared<std::atomic<int>>(0);
+  bool default_is_best = false;
+  aoe::Result<FakeRunner> create(const aoe::OperatorDesc& op, aoe::KnowledgeKind /*kind*/) {
+    if (op.type.find("Unknown") != std::string::npos) {
+      return aoe::make_error(aoe::Errc::unsupported,
+                             "unknown operator type '" + op.type + "' (" + op.name + ")");
+    }
+    FakeRunner r(op.outputs[0].shape[0], counter, countdown, stop);
+    r.default_is_best = default_is_best;
+    return r;
+  }
+};
+
+std::string model(const std::string& extra_type = "Relu") {
+  return R"({"format_version": 1, "name": "fake",
+    "tensors": {"a": {"shape": [5, 4], "dtype": "float16"}, "b": {"shape": [5, 4], "dtype": "float16"},
+                "w": {"shape": [4, 9], "dtype": "float16"}, "c": {"shape": [5, 9], "dtype": "float16"},
+                "d": {"shape": [5, 9], "dtype": "float16"}, "e": {"shape": [5, 9], "dtype": "float16"},
+                "w2": {"shape": [9, 9], "dtype": "float16"}, "f": {"shape": [5, 9], "dtype": "float16"}},
+    "nodes": [{"name": "r0", "type": "Relu", "inputs": ["a"], "outputs": ["b"]},
+              {"name": "mm", "type": "MatMul", "inputs": ["b", "w"], "outputs": ["c"]},
+              {"name": "x", "type": ")" +
+         extra_type + R"(", "inputs": ["c"], "outputs": ["d"]},
+              {"name": "mm2", "type": "MatMul", "inputs": ["d", "w2"], "outputs": ["e"]},
+              {"name": "mm3", "type": "MatMul", "inputs": ["d", "w2"], "outputs": ["f"]}]})";
+}
+
+struct TempDir {
+  fs::path path;
+  explicit TempDir(const std::string& tag)
+      : path(fs::temp_directory_path() /
+             ("aoe_job_test_" + tag + "_" + std::to_string(::getpid()))) {
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~TempDir() { fs::remove_all(path); }
+};
+
+boost::json::object read_json(const fs::path& p) {
+  std::ifstream in(p);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return boost::json::parse(s.str()).as_object();
+}
+
+const boost::json::object& opat_section(const boost::json::object& root) {
+  REQUIRE(root.size() == 1);
+  const auto& entries = root.begin()->value().as_array();
+  REQUIRE(entries.size() == 2);
+  CHECK(entries[0].as_object().contains("basic"));
+  return entries[1].as_object().at("OPAT").as_object();
+}
+
+aoe::OpatOptions options(const fs::path& work) {
+  return aoe::OpatOptions{.search = "random",
+                          .budget = {.evaluations = 128, .patience = 128},
+                          .seed = 3,
+                          .parallel = 3,
+                          .result_dir = work};
+}
+
+}  // namespace
+
+TEST_CASE("opat: add, then all hits, then REPEAT_TUNE re-tunes; result file in AOE's schema") {
+  TempDir dir("cycle");
+  const auto graph = aoe::parse_graph(model(), "fake.json");
+  REQUIRE(graph.has_value());
+  aoe::KnowledgeBank bank({.custom_root = dir.path / "bank"});
+  FakeBackend backend;
+
+  auto first = aoe::run_opat(*graph, backend, bank, options(dir.path / "work"));
+  REQUIRE(first.has_value());
+  CHECK(first->result_file.filename().string().find("aoe_result_opat_") == 0);
+  CHECK(first->result_file.parent_path() == dir.path / "work");
+  // r0 is a single op, mm+x (MatMul+Relu) fused, mm2 and mm3 share one key.
+  REQUIRE(first->report.operators.size() == 4);
+  CHECK(first->report.operators[1].op_type == "MatMul+Relu");
+  CHECK(first->report.operators[1].op_name == "mmx");
+  CHECK(first->report.count(aoe::OpatOutcome::add) == 3);
+  CHECK(first->report.count(aoe::OpatOutcome::hit) == 1);  // mm3: mm2's entry, just written
+  CHECK(first->report.result_ms() < first->report.baseline_ms());
+  const auto root = read_json(first->result_file);
+  const auto& opat = opat_section(root);
+  CHECK(opat.at("opat_tuning_result").as_string() == "tuning successful");
+  const auto& summary = opat.at("repo_summary").as_object();
+  CHECK(summary.at("repo_add_num").as_int64() == 3);
+  CHECK(summary.at("total_num").as_int64() == 4);
+  const auto& modified = opat.at("repo_modified_operators").as_array();
+  REQUIRE(modified.size() == 3);
+  const auto& schedule =
+      modified[0].as_object().at("tune_performance").as_object().at("Schedule").as_object();
+  CHECK(schedule.at("update_mode").as_string() == "add");
+  CHECK(schedule.at("performance_after_tune(us)").to_number<double>() <
+        schedule.at("performance_before_tune(us)").to_number<double>());
+  CHECK(opat.contains("model_baseline_performance(ms)"));
+  CHECK(opat.contains("model_result_performance(ms)"));
+  CHECK(fs::exists(first->tuned_model_file));
+  CHECK(first->tuned_model_file.string().find("aoe_workspace/fake_") != std::string::npos);
+  const auto tuned = aoe::load_graph(first->tuned_model_file);
+  CHECK(tuned.has_value());
+
+  aoe::KnowledgeBank again_bank({.custom_root = dir.path / "bank"});
+  auto second = aoe::run_opat(*graph, backend, again_bank, options(dir.path / "work"));
+  REQUIRE(second.has_value());
+  CHECK(second->report.count(aoe::OpatOutcome::hit) == second->report.total());
+  for (const auto& op : second->report.operators) CHECK(op.evaluations == 0);
+  CHECK(second->report.result_ms() == doctest::Approx(first->report.result_ms()));
+
+  auto repeat = options(dir.path / "work");
+  repeat.repeat_tune = true;
+  auto third = aoe::run_opat(*graph, backend, again_bank, repeat);
+  REQUIRE(third.has_value());
+  // Each key is re-tuned once; mm3 then uses what mm2's re-tuning left in the bank.
+  CHECK(third->report.count(aoe::OpatOutcome::hit) == 1);
+  CHECK(third->report.count(aoe::OpatOutcome::reserved) +
+            third->report.count(aoe::OpatOutcome::update) ==
+        3);
+  for (std::size_t i = 0; i < 3; ++i) CHECK(third->report.operators[i].evaluations > 0);
+  CHECK(third->report.operators[3].evaluations == 0);
+}
+
+TEST_CASE("opat: an operator that cannot be tuned is listed and the job goes on") {
+  TempDir dir("failed");
+  const auto graph = aoe::parse_graph(model("UnknownOp"), "fake.json");
+  REQUIRE(graph.has_value());
+  aoe::KnowledgeBank bank({.custom_root = dir.path / "bank"});
+  FakeBackend backend;
+  auto r = aoe::run_opat(*graph, backend, bank, options(dir.path));
+  REQUIRE(r.has_value());
+  CHECK(r->report.count(aoe::OpatOutcome::failed) == 1);
+  CHECK(r->report.total() == 4);
+  const auto root = read_json(r->result_file);
+  const auto& opat = opat_section(root);
+  CHECK(opat.at("opat_tuning_result").as_string() == "tuning failed");
+  REQUIRE(opat.contains("tuning_failed_operators"));
+  CHECK(opat.at("tuning_failed_operators").as_array()[0].as_string() == "x");
+}
+
+TEST_CASE("opat: a stop request (SIGINT) ends the job cleanly with an incomplete report") {
+  TempDir dir("stop");
+  const auto graph = aoe::parse_graph(model(), "fake.json");
+  REQUIRE(graph.has_value());
+  aoe::KnowledgeBank bank({.custom_root = dir.path / "bank"});
+  std::atomic<bool> stop{false};
+  std::atomic<int> countdown{150};  // during the second operator's tuning
+  FakeBackend backend{&countdown, &stop};
+  auto opts = options(dir.path);
+  opts.stop = &stop;
+  aoe::OpatJobResult partial;
+  auto r = aoe::run_opat(*graph, backend, bank, opts, &partial);
+  REQUIRE_FALSE(r.has_value());
+  CHECK(r.error().code == aoe::make_error_code(aoe::Errc::interrupted));
+  CHECK(partial.report.interrupted);
+  CHECK(partial.report.operators.size() < 4);
+  const auto root = read_json(partial.result_file);
+  const auto& opat = opat_section(root);
+  CHECK(opat.at("opat_tuning_result").as_string() == "tune tuning incomplete");
+  CHECK_FALSE(opat.contains("model_result_performance(ms)"));
+  const auto& basic = root.begin()->value().as_array()[0].as_object().at("basic").as_object();
+  CHECK_FALSE(basic.contains("tuning_time(s)"));
+}
+
+TEST_CASE("opat: a corrupt bank stops the job before tuning and is left as it was") {
+  TempDir dir("corrupt");
+  const auto graph = aoe::parse_graph(model(), "fake.json");
+  REQUIRE(graph.has_value());
+  aoe::KnowledgeBank bank({.custom_root = dir.path / "bank"});
+  const auto file = bank.custom_file({}, aoe::KnowledgeKind::schedule);
+  fs::create_directories(file.parent_path());
+  { std::ofstream(file) << "{\"schema_version\": 1, \"entries\": "; }
+  FakeBackend backend;
+  auto r = aoe::run_opat(*graph, backend, bank, options(dir.path));
+  REQUIRE_FALSE(r.has_value());
+  CHECK(r.error().message.find(file.string()) != std::string::npos);
+  std::ifstream in(file);
+  std::ostringstream s;
+  s << in.rdbuf();
+  CHECK(s.str() == "{\"schema_version\": 1, \"entries\": ");
+}
+
+TEST_CASE("opat: --tune_ops_file selection by name and by (member) type") {
+  TempDir dir("select");
+  const auto graph = aoe::parse_graph(model(), "fake.json");
+  REQUIRE(graph.has_value());
+  aoe::KnowledgeBank bank({.custom_root = dir.path / "bank"});
+  FakeBackend backend;
+  auto opts = options(dir.path);
+  opts.tune_ops_names = {"r0"};
+  opts.tune_ops_types = {"Relu"};  // also the fused MatMul+Relu
+  auto r = aoe::run_opat(*graph, backend, bank, opts);
+  REQUIRE(r.has_value());
+  REQUIRE(r->report.operators.size() == 2);
+  CHECK(r->report.operators[0].op_name == "r0");
+  CHECK(r->report.operators[1].op_type == "MatMul+Relu");
+}
+
+TEST_CASE("opat: unsatisfied operators: recorded as default entries (next job hits) or not (AOE)") {
+  TempDir dir("unsatisfied");
+  const auto graph = aoe::parse_graph(model(), "fake.json");
+  REQUIRE(graph.has_value());
+  FakeBackend backend;
+  backend.default_is_best = true;
+  for (const bool record : {true, false}) {
+    const auto bank_dir = dir.path / (record ? "recorded" : "aoe");
+    auto opts = options(dir.path);
+    opts.record_unsatisfied = record;
+    aoe::KnowledgeBank bank({.custom_root = bank_dir});
+    auto first = aoe::run_opat(*graph, backend, bank, opts);
+    REQUIRE(first.has_value());
+    CHECK(first->report.count(aoe::OpatOutcome::add) == 0);
+    CHECK(first->report.count(aoe::OpatOutcome::unsatisfied) == (record ? 3 : 4));
+    CHECK(opat_section(read_json(first->result_file))
+              .at("repo_modified_operators")
+              .as_array()
+              .empty());
+    aoe::KnowledgeBank again({.custom_root = bank_dir});
+    auto second = aoe::run_opat(*graph, backend, again, opts);
+    REQUIRE(second.has_value());
+    CHECK(second->report.count(aoe::OpatOutcome::hit) == (record ? 4 : 0));
+    const auto entries = again.entries({}, aoe::KnowledgeKind::schedule);
+    REQUIRE(entries.has_value());
+    CHECK(entries->size() == (record ? 3 : 0));
+    if (record) CHECK(entries->begin()->second.provenance.policy == "default");
+  }
+}

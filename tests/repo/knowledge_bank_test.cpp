@@ -1,0 +1,211 @@
+#include <aoe/core/concepts.hpp>
+#include <aoe/repo/knowledge_bank.hpp>
+
+#include <doctest/doctest.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace fs = std::filesystem;
+
+static_assert(aoe::repository_policy<aoe::KnowledgeBank>);
+
+namespace {
+
+struct TempDir {
+  fs::path path;
+  explicit TempDir(const std::string& tag) {
+    path = fs::temp_directory_path() / ("aoe_bank_test_" + tag + "_" + std::to_string(::getpid()));
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::permissions(path, fs::perms::owner_all, ec);
+    fs::remove_all(path, ec);
+  }
+};
+
+aoe::OperatorDesc matmul(std::int64_t m) {
+  aoe::OperatorDesc op;
+  op.type = "MatMul";
+  op.name = "mm";
+  op.inputs = {{{m, 64}, aoe::DataType::float16, aoe::Format::ND},
+               {{64, 128}, aoe::DataType::float16, aoe::Format::ND}};
+  op.outputs = {{{m, 128}, aoe::DataType::float16, aoe::Format::ND}};
+  op.attributes["transpose_a"] = false;
+  return op;
+}
+
+aoe::Record record(const aoe::TuningKey& key, double value, std::int64_t tile = 16) {
+  return aoe::Record{key, {{"tile_m", tile}, {"order", "mnk"}}, value, {"test", 10, "now"}};
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+const aoe::BankScope scope{"Ascend910A", 32};
+
+}  // namespace
+
+TEST_CASE("bank key: op type, shapes, dtypes, formats, attributes and impl mode") {
+  const auto a = aoe::make_bank_key(matmul(32), aoe::KnowledgeKind::schedule, scope);
+  auto renamed = matmul(32);
+  renamed.name = "other";
+  CHECK(aoe::make_bank_key(renamed, aoe::KnowledgeKind::schedule, scope) == a);
+  CHECK_FALSE(aoe::make_bank_key(matmul(64), aoe::KnowledgeKind::schedule, scope) == a);
+  auto attr = matmul(32);
+  attr.attributes["transpose_a"] = true;
+  CHECK_FALSE(aoe::make_bank_key(attr, aoe::KnowledgeKind::schedule, scope) == a);
+  CHECK_FALSE(aoe::make_bank_key(matmul(32), aoe::KnowledgeKind::format, scope) == a);
+  CHECK_FALSE(
+      aoe::make_bank_key(matmul(32), aoe::KnowledgeKind::schedule, scope, "high_precision") == a);
+  CHECK_FALSE(aoe::make_bank_key(matmul(32), aoe::KnowledgeKind::schedule, {"Ascend910B1", 24}) ==
+              a);
+  const auto parsed = aoe::parse_bank_key(a);
+  REQUIRE(parsed);
+  CHECK(parsed->scope.soc_version == "Ascend910A");
+  CHECK(parsed->scope.core_num == 32);
+  CHECK(parsed->kind == aoe::KnowledgeKind::schedule);
+  CHECK(parsed->op_key.find("MatMul;in=[32,64]:float16:ND") == 0);
+}
+
+TEST_CASE("bank: store, lookup, update only when better, persisted per SoC and kind") {
+  TempDir dir("store");
+  const auto key = aoe::make_bank_key(matmul(32), aoe::KnowledgeKind::schedule, scope);
+  {
+    aoe::KnowledgeBank bank({.custom_root = dir.path});
+    CHECK_FALSE(bank.lookup(key)->has_value());
+    CHECK(*bank.store(record(key, 2e-5)) == aoe::StoreOutcome::added);
+    CHECK(*bank.store(record(key, 3e-5, 32)) == aoe::StoreOutcome::kept);
+    CHECK(*bank.store(record(key, 1e-5, 64)) == aoe::StoreOutcome::updated);
+  }
+  const fs::path file =
+      dir.path / "Ascend910A" / "unified_bank" / "Ascend910A_32_AiCore_schedule.json";
+  REQUIRE(fs::exists(file));
+  const std::string text = slurp(file);
+  CHECK(text.find("\"schema_version\":1") != std::string::npos);
+  CHECK(text.find("\"policy\":\"test\"") != std::string::npos);
+  aoe::KnowledgeBank fresh({.custom_root = dir.path});
+  const auto found = fresh.lookup(key);
+  REQUIRE(found.has_value());
+  REQUIRE(found->has_value());
+  CHECK((*found)->value == doctest::Approx(1e-5));
+  REQUIRE((*found)->configuration.size() == 2);
+  CHECK((*found)->configuration[0].name == "tile_m");  // in the order stored
+  CHECK((*found)->configuration[0].value == aoe::Value(64));
+  CHECK((*found)->configuration[1].value == aoe::Value("mnk"));
+  CHECK((*found)->provenance.evaluations == 10);
+  CHECK_FALSE(
+      fresh.lookup(aoe::make_bank_key(matmul(32), aoe::KnowledgeKind::format, scope))->has_value());
+}
+
+TEST_CASE("bank: the built-in bank is read after the custom bank and never written") {
+  TempDir custom("custom");
+  TempDir builtin("builtin");
+  const auto key = aoe::make_bank_key(matmul(8), aoe::KnowledgeKind::schedule, scope);
+  {
+    aoe::KnowledgeBank writer({.custom_root = builtin.path});
+    REQUIRE(writer.store(record(key, 5e-5)).has_value());
+  }
+  aoe::KnowledgeBank bank({.custom_root = custom.path, .builtin_root = builtin.path});
+  auto hit = bank.lookup(key);
+  REQUIRE(hit->has_value());
+  CHECK((*hit)->value == doctest::Approx(5e-5));
+  CHECK(*bank.store(record(key, 4e-5)) == aoe::StoreOutcome::added);  // custom had none
+  hit = bank.lookup(key);
+  CHECK((*hit)->value == doctest::Approx(4e-5));
+  aoe::KnowledgeBank builtin_only({.custom_root = builtin.path});
+  CHECK((*builtin_only.lookup(key))->value == doctest::Approx(5e-5));
+}
+
+TEST_CASE("bank: a corrupt or unknown-version file is an error and is left untouched") {
+  TempDir dir("corrupt");
+  const auto key = aoe::make_bank_key(matmul(32), aoe::KnowledgeKind::schedule, scope);
+  aoe::KnowledgeBank bank({.custom_root = dir.path});
+  const fs::path file = bank.custom_file(scope, aoe::KnowledgeKind::schedule);
+  fs::create_directories(file.parent_path());
+  for (const std::string& content :
+       {std::string("{\"schema_version\":1,\"entries\":{\"x\":"),
+        std::string("{\"schema_version\":99,\"entries\":{}}"),
+        std::string("{\"schema_version\":1,\"entries\":{\"k\":{\"value\":1}}}")}) {
+    { std::ofstream(file) << content; }
+    bank.reload();
+    const auto looked = bank.lookup(key);
+    REQUIRE_FALSE(looked.has_value());
+    CHECK(looked.error().message.find(file.string()) != std::string::npos);
+    const auto stored = bank.store(record(key, 1e-5));
+    REQUIRE_FALSE(stored.has_value());
+    INFO(stored.error().message);
+    CHECK(stored.error().message.find("left as it is") != std::string::npos);
+    CHECK(slurp(file) == content);
+    CHECK_FALSE(bank.check_writable(scope).has_value());
+  }
+}
+
+TEST_CASE("bank: an unwritable bank directory is a clear error") {
+  const auto key = aoe::make_bank_key(matmul(32), aoe::KnowledgeKind::schedule, scope);
+  {
+    // A bank root that is a regular file: no process can create the bank directory in it.
+    TempDir dir("file");
+    const fs::path root = dir.path / "not_a_directory";
+    { std::ofstream(root) << "x"; }
+    aoe::KnowledgeBank bank({.custom_root = root});
+    const auto w = bank.check_writable(scope);
+    REQUIRE_FALSE(w.has_value());
+    CHECK(w.error().code == aoe::make_error_code(aoe::Errc::io_error));
+    CHECK(w.error().message.find(root.string()) != std::string::npos);
+    CHECK_FALSE(bank.store(record(key, 1e-5)).has_value());
+  }
+  if (::geteuid() == 0) {
+    MESSAGE("running as root: directory permissions do not apply; read-only case skipped");
+    return;
+  }
+  TempDir dir("ro");
+  fs::permissions(dir.path, fs::perms::owner_read | fs::perms::owner_exec);
+  aoe::KnowledgeBank bank({.custom_root = dir.path});
+  const auto w = bank.check_writable(scope);
+  REQUIRE_FALSE(w.has_value());
+  CHECK(w.error().code == aoe::make_error_code(aoe::Errc::io_error));
+  CHECK(w.error().message.find(dir.path.string()) != std::string::npos);
+  CHECK_FALSE(bank.store(record(key, 1e-5)).has_value());
+}
+
+TEST_CASE("bank: two processes storing into one bank at once lose nothing") {
+  TempDir dir("two");
+  constexpr int per_process = 40;
+  pid_t children[2];
+  for (int p = 0; p < 2; ++p) {
+    children[p] = ::fork();
+    REQUIRE(children[p] >= 0);
+    if (children[p] == 0) {
+      aoe::KnowledgeBank bank({.custom_root = dir.path});
+      int failures = 0;
+      for (int i = 0; i < per_process; ++i) {
+        const auto key =
+            aoe::make_bank_key(matmul(1000 * (p + 1) + i), aoe::KnowledgeKind::schedule, scope);
+        if (!bank.store(record(key, 1e-5)).has_value()) ++failures;
+      }
+      ::_exit(failures == 0 ? 0 : 1);
+    }
+  }
+  for (const pid_t c : children) {
+    int status = 0;
+    REQUIRE(::waitpid(c, &status, 0) == c);
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+  }
+  aoe::KnowledgeBank bank({.custom_root = dir.path});
+  const auto all = bank.entries(scope, aoe::KnowledgeKind::schedule);
+  REQUIRE(all.has_value());
+  CHECK(all->size() == 2 * per_process);
+}

@@ -1,0 +1,111 @@
+// aoe-bench's experiment: same seed, same numbers, whatever the thread count; the JSON
+// contract's fields; random search scores about 0.
+#include "experiment.hpp"
+#include "replay/replay_cache.hpp"
+#include "report.hpp"
+#include "support/temp_dir.hpp"
+
+#include <boost/json/serialize.hpp>
+#include <boost/json/value.hpp>
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+namespace {
+
+std::vector<aoe_bench::Problem> tiny_problem(const aoe::test::TempDir& dir) {
+  auto p = aoe_bench::load_problem(
+      dir.write("tiny.json", aoe::test::kernel_tuner_cache(aoe::test::tiny_entries())));
+  REQUIRE_MESSAGE(p.has_value(), (p ? "" : p.error().what()));
+  std::vector<aoe_bench::Problem> out;
+  out.push_back(std::move(*p));
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("aoe-bench: same seed, same numbers, on one thread or several") {
+  aoe::test::TempDir dir("aoe_bench_determinism");
+  const auto problems = tiny_problem(dir);
+  aoe_bench::Settings settings{
+      .budget = 6, .budget_seconds = {}, .repeats = 16, .seed = 11, .threads = 1};
+  auto one = aoe_bench::run_experiment(problems, {"random", "grid"}, settings);
+  settings.threads = 4;
+  auto four = aoe_bench::run_experiment(problems, {"random", "grid"}, settings);
+  REQUIRE(one.has_value());
+  REQUIRE(four.has_value());
+  const auto a = boost::json::serialize(aoe_bench::to_json(*one, settings));
+  const auto b = boost::json::serialize(aoe_bench::to_json(*four, settings));
+  CHECK(a == b);
+  settings.seed = 12;
+  auto other = aoe_bench::run_experiment(problems, {"random"}, settings);
+  REQUIRE(other.has_value());
+  CHECK((*other)[0].strategies[0].best_mean != (*one)[0].strategies[0].best_mean);
+}
+
+TEST_CASE("aoe-bench: the JSON has the contract's fields") {
+  aoe::test::TempDir dir("aoe_bench_json");
+  const auto problems = tiny_problem(dir);
+  const aoe_bench::Settings settings{.budget = 7, .budget_seconds = {}, .repeats = 4, .seed = 1};
+  auto results = aoe_bench::run_experiment(problems, {"random"}, settings);
+  REQUIRE(results.has_value());
+  const auto json = aoe_bench::to_json(*results, settings);
+  const auto& in = json.at("inputs").at(0);
+  CHECK(in.at("name").as_string() == "tiny");
+  CHECK(in.at("optimum").as_double() == doctest::Approx(1e-3));
+  CHECK(in.at("configurations").to_number<int>() == 9);
+  CHECK(in.at("valid_configurations").to_number<int>() == 7);
+  const auto& s = in.at("strategies").at(0);
+  CHECK(s.at("name").as_string() == "random");
+  CHECK(s.at("repeats").to_number<int>() == 4);
+  CHECK(s.at("budget").to_number<int>() == 7);
+  const auto& f = s.at("fraction_of_optimum").as_object();
+  for (const char* k : {"25", "50", "100", "200", "7"}) CHECK(f.contains(k));
+  CHECK(f.at("25").is_null());  // beyond the run
+  CHECK(f.at("7").as_double() > 0);
+  CHECK(s.at("evaluations_to").as_object().contains("0.95"));
+  CHECK(s.at("evaluations_to").as_object().contains("0.99"));
+  CHECK(s.at("score").is_number());
+  CHECK(s.at("best_so_far_median").as_array().size() == 7);
+  // 9 configurations: after all of them every repetition has the optimum.
+  const auto svg = aoe_bench::to_svg(*results, settings);
+  CHECK(svg.find("<svg") == 0);
+  CHECK(svg.find("random (exact)") != std::string::npos);
+}
+
+TEST_CASE("aoe-bench: random search scores about 0 and reaches its expected fraction") {
+  aoe::test::TempDir dir("aoe_bench_random");
+  const auto problems = tiny_problem(dir);
+  const aoe_bench::Settings settings{
+      .budget = 9, .budget_seconds = {}, .repeats = 8000, .seed = 5, .threads = 2};
+  auto results = aoe_bench::run_experiment(problems, {"random"}, settings);
+  REQUIRE(results.has_value());
+  const auto& s = (*results)[0].strategies[0];
+  CHECK(std::fabs(s.score) < 0.05);
+  for (const std::size_t k : {1, 3, 5}) {
+    CAPTURE(k);
+    CHECK(std::fabs(s.fraction_mean[k - 1] - problems[0].baseline.expected_fraction(k)) < 0.03);
+  }
+  CHECK(s.fraction_mean[8] == doctest::Approx(1.0));
+}
+
+TEST_CASE("aoe-bench: an unknown strategy is an error, not a crash") {
+  aoe::test::TempDir dir("aoe_bench_unknown");
+  const auto problems = tiny_problem(dir);
+  auto results = aoe_bench::run_experiment(problems, {"nope"}, aoe_bench::Settings{});
+  REQUIRE_FALSE(results.has_value());
+  CHECK(results.error().message.find("nope") != std::string::npos);
+}
+
+TEST_CASE("aoe-bench: a budget in seconds is spent in recorded device time") {
+  aoe::test::TempDir dir("aoe_bench_seconds");
+  const auto problems = tiny_problem(dir);
+  // Every tiny configuration charges 0.11 s (compile 100 ms + benchmark 10 ms): the third
+  // evaluation crosses 0.3 s and is the last.
+  const aoe_bench::Settings settings{.budget = 9, .budget_seconds = 0.3, .repeats = 5, .seed = 2};
+  auto results = aoe_bench::run_experiment(problems, {"random"}, settings);
+  REQUIRE(results.has_value());
+  for (const auto e : (*results)[0].strategies[0].evaluations_run) CHECK(e == 3);
+}

@@ -1,0 +1,275 @@
+// The `aoe` command: in-process through aoe_tool::run, and as a process (SIGINT in the middle of
+// a job) when the binary's path is known: env AOE_BINARY, else the build's AOE_TOOL_AOE_PATH.
+#include "cli.hpp"
+
+#include <boost/json/parse.hpp>
+#include <doctest/doctest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct TempDir {
+  fs::path path;
+  explicit TempDir(const std::string& tag)
+      : path(fs::temp_directory_path() /
+             ("aoe_cli_test_" + tag + "_" + std::to_string(::getpid()))) {
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~TempDir() { fs::remove_all(path); }
+};
+
+const char* const small_model = R"({"format_version": 1, "name": "small",
+  "tensors": {"x": {"shape": [256, 256], "dtype": "float16"}, "w": {"shape": [256, 512], "dtype": "float16"},
+              "b": {"shape": [512], "dtype": "float16"}, "y": {"shape": [256, 512], "dtype": "float16"},
+              "z": {"shape": [256, 512], "dtype": "float16"}},
+  "nodes": [{"name": "fc/MatMul", "type": "MatMul", "inputs": ["x", "w"], "outputs": ["y"]},
+            {"name": "fc/BiasAdd", "type": "BiasAdd", "inputs": ["y", "b"], "outputs": ["z"]}]})";
+
+fs::path write(const fs::path& file, const std::string& text) {
+  std::ofstream(file) << text;
+  return file;
+}
+
+struct Run {
+  int code = 0;
+  std::string out;
+  std::string err;
+};
+
+Run run(std::vector<std::string> args, std::map<std::string, std::string> env) {
+  std::vector<const char*> argv{"aoe"};
+  for (const auto& a : args) argv.push_back(a.c_str());
+  const aoe::GetEnv getenv = [env](const char* name) -> std::optional<std::string> {
+    const auto it = env.find(name);
+    if (it == env.end()) return std::nullopt;
+    return it->second;
+  };
+  std::ostringstream out;
+  std::ostringstream err;
+  std::atomic<bool> stop{false};
+  const int code =
+      aoe_tool::run(static_cast<int>(argv.size()), argv.data(), getenv, out, err, &stop, false);
+  return {code, out.str(), err.str()};
+}
+
+std::string last_line(const std::string& text) {
+  auto end = text.find_last_not_of('\n');
+  if (end == std::string::npos) return "";
+  const auto start = text.rfind('\n', end);
+  return text.substr(start == std::string::npos ? 0 : start + 1,
+                     end - (start == std::string::npos ? 0 : start + 1) + 1);
+}
+
+}  // namespace
+
+TEST_CASE("aoe: a job on the simulator, then every operator a bank hit") {
+  TempDir dir("job");
+  const auto model = write(dir.path / "small.json", small_model);
+  fs::create_directories(dir.path / "bank");
+  const std::map<std::string, std::string> env{{"TUNE_BANK_PATH", (dir.path / "bank").string()},
+                                               {"ASCEND_WORK_PATH", (dir.path / "work").string()},
+                                               {"TUNING_PARALLEL_NUM", "2"}};
+  const auto first = run({"--model=" + model.string(), "--job_type=2"}, env);
+  INFO(first.err);
+  REQUIRE(first.code == aoe_tool::exit_success);
+  CHECK(last_line(first.out).find("small process finished. Performance improved by ") == 0);
+  CHECK(last_line(first.out).back() == '%');
+  const auto second = run({"-m", model.string(), "-j", "2", "--log=null"}, env);
+  REQUIRE(second.code == aoe_tool::exit_success);
+  std::vector<fs::path> results;
+  for (const auto& e : fs::directory_iterator(dir.path / "work")) {
+    if (e.path().filename().string().starts_with("aoe_result_opat_")) results.push_back(e.path());
+  }
+  REQUIRE(results.size() == 2);
+  for (const auto& r : results) {
+    std::ifstream in(r);
+    std::ostringstream s;
+    s << in.rdbuf();
+    const auto root = boost::json::parse(s.str()).as_object();
+    const auto& opat = root.begin()->value().as_array()[1].as_object().at("OPAT").as_object();
+    const auto& summary = opat.at("repo_summary").as_object();
+    CHECK(summary.at("total_num").as_int64() == 1);
+    CHECK(opat.at("opat_tuning_result").as_string() == "tuning successful");
+  }
+}
+
+TEST_CASE("aoe: job types, frameworks and devices this build lacks are clear usage errors") {
+  TempDir dir("usage");
+  const auto model = write(dir.path / "small.json", small_model);
+  const std::string m = "--model=" + model.string();
+  auto r = run({m, "--job_type=1"}, {});
+  CHECK(r.code == aoe_tool::exit_usage);
+  CHECK(r.err.find("not supported by this build yet") != std::string::npos);
+  r = run({m, "--job_type=4"}, {});
+  CHECK(r.code == aoe_tool::exit_usage);
+  CHECK(r.err.find("GDAT") != std::string::npos);
+  r = run({m, "--job_type=3"}, {});
+  CHECK(r.code == aoe_tool::exit_usage);
+  CHECK(r.err.find("expected 1 (subgraph), 2 (operator) or 4 (gradient)") != std::string::npos);
+  r = run({m}, {});
+  CHECK(r.code == aoe_tool::exit_usage);
+  r = run({m, "-j", "2", "--framework=5"}, {});
+  CHECK(r.code == aoe_tool::exit_usage);
+  CHECK(r.err.find("--framework=5") != std::string::npos);
+  r = run({m, "-j", "2", "--device=ascend"}, {});
+  CHECK(r.code == aoe_tool::exit_usage);
+  CHECK(r.err.find("no Ascend runner") != std::string::npos);
+  r = run({m, "-j", "2", "--search=magic"}, {});
+  CHECK(r.code == aoe_tool::exit_usage);
+  CHECK(r.err.find("magic") != std::string::npos);
+  r = run({m, "-j", "2", "--soc_version=Ascend999"}, {});
+  CHECK(r.code == aoe_tool::exit_usage);
+  r = run({m, "-j", "2", "--tune_optimization_level=O3"}, {});
+  CHECK(r.code == aoe_tool::exit_usage);
+}
+
+TEST_CASE("aoe: bad inputs and environments") {
+  TempDir dir("bad");
+  const auto model = write(dir.path / "small.json", small_model);
+  const std::map<std::string, std::string> env{{"TUNE_BANK_PATH", dir.path.string()},
+                                               {"ASCEND_WORK_PATH", (dir.path / "work").string()}};
+  SUBCASE("bad environment values name the variable") {
+    auto bad = env;
+    bad["TUNING_PARALLEL_NUM"] = "zero";
+    const auto r = run({"--model=" + model.string(), "--job_type=2"}, bad);
+    CHECK(r.code == aoe_tool::exit_environment);
+    CHECK(r.err.find("TUNING_PARALLEL_NUM") != std::string::npos);
+  }
+  SUBCASE("a missing, truncated or dynamic model") {
+    auto r = run({"--model=" + (dir.path / "none.json").string(), "--job_type=2"}, env);
+    CHECK(r.code == aoe_tool::exit_input);
+    const std::string text = small_model;
+    const auto cut = write(dir.path / "cut.json", text.substr(0, 100));
+    r = run({"--model=" + cut.string(), "--job_type=2"}, env);
+    CHECK(r.code == aoe_tool::exit_input);
+    CHECK(r.err.find("cut.json:") != std::string::npos);
+    std::string dynamic = text;
+    dynamic.replace(dynamic.find("[256, 256]"), 10, "[-1, 256]");
+    const auto dyn = write(dir.path / "dyn.json", dynamic);
+    r = run({"--model=" + dyn.string(), "--job_type=2"}, env);
+    CHECK(r.code == aoe_tool::exit_input);
+    CHECK(r.err.find("dynamic shape") != std::string::npos);
+  }
+  SUBCASE("an unknown operator type is a failed operator; the job goes on") {
+    std::string text = small_model;
+    text.replace(text.find("\"BiasAdd\""), 9, "\"Frobnicate\"");
+    const auto unknown = write(dir.path / "unknown.json", text);
+    const auto r = run({"--model=" + unknown.string(), "--job_type=2"}, env);
+    CHECK(r.code == aoe_tool::exit_ops_failed);
+    CHECK(r.out.find("Frobnicate") != std::string::npos);
+    CHECK(last_line(r.out).find("process finished") != std::string::npos);
+  }
+  SUBCASE("a corrupt bank is an error naming the file, left untouched") {
+    const auto file =
+        dir.path / "Ascend910A" / "unified_bank" / "Ascend910A_32_AiCore_schedule.json";
+    fs::create_directories(file.parent_path());
+    write(file, "{\"schema_version\": 1, \"entr");
+    const auto r = run({"--model=" + model.string(), "--job_type=2"}, env);
+    CHECK(r.code == aoe_tool::exit_bank);
+    CHECK(r.err.find(file.string()) != std::string::npos);
+    std::ifstream in(file);
+    std::ostringstream s;
+    s << in.rdbuf();
+    CHECK(s.str() == "{\"schema_version\": 1, \"entr");
+  }
+  SUBCASE("an unwritable bank directory") {
+    const auto not_dir = write(dir.path / "cache_is_a_file", "x");
+    auto e = env;
+    e.erase("TUNE_BANK_PATH");
+    e["ASCEND_CACHE_PATH"] = not_dir.string();  // the bank would be <file>/aoe_data
+    const auto r = run({"--model=" + model.string(), "--job_type=2"}, e);
+    CHECK(r.code == aoe_tool::exit_bank);
+    CHECK(r.err.find("cache_is_a_file") != std::string::npos);
+  }
+  SUBCASE("a bad --tune_ops_file") {
+    const auto ops = write(dir.path / "ops.json", "{\"tune_ops_type\": [3]}");
+    const auto r =
+        run({"--model=" + model.string(), "--job_type=2", "--tune_ops_file=" + ops.string()}, env);
+    CHECK(r.code == aoe_tool::exit_input);
+    CHECK(r.err.find("/tune_ops_type/0") != std::string::npos);
+  }
+}
+
+TEST_CASE("aoe (process): SIGINT in the middle of a job ends it cleanly") {
+  std::string binary;
+  if (const char* b = std::getenv("AOE_BINARY")) binary = b;
+#ifdef AOE_TOOL_AOE_PATH
+  if (binary.empty()) binary = AOE_TOOL_AOE_PATH;
+#endif
+  if (binary.empty() || !fs::exists(binary)) {
+    MESSAGE("AOE_BINARY is not set (the path of the built aoe): process test skipped");
+    return;
+  }
+  TempDir dir("sigint");
+  // Many distinct operators, each tuned with a large budget: the job runs for a while.
+  std::string tensors = "\"x\": {\"shape\": [64, 512], \"dtype\": \"float16\"}";
+  std::string nodes;
+  for (int i = 0; i < 40; ++i) {
+    const std::string n = std::to_string(i);
+    tensors += ", \"w" + n + "\": {\"shape\": [512, " + std::to_string(64 * (i + 1)) +
+               "], \"dtype\": \"float16\"}, \"y" + n + "\": {\"shape\": [64, " +
+               std::to_string(64 * (i + 1)) + "], \"dtype\": \"float16\"}";
+    nodes += std::string(i ? ", " : "") + "{\"name\": \"mm" + n +
+             "\", \"type\": \"MatMul\", \"inputs\": [\"x\", \"w" + n + "\"], \"outputs\": [\"y" +
+             n + "\"]}";
+  }
+  const auto model =
+      write(dir.path / "many.json", "{\"format_version\": 1, \"name\": \"many\", \"tensors\": {" +
+                                        tensors + "}, \"nodes\": [" + nodes + "]}");
+  fs::create_directories(dir.path / "bank");
+  int pipe_fds[2];
+  REQUIRE(::pipe(pipe_fds) == 0);
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    ::dup2(pipe_fds[1], STDOUT_FILENO);
+    ::close(pipe_fds[0]);
+    ::setenv("TUNE_BANK_PATH", (dir.path / "bank").c_str(), 1);
+    ::setenv("ASCEND_WORK_PATH", dir.path.c_str(), 1);
+    const std::string m = "--model=" + model.string();
+    ::execl(binary.c_str(), binary.c_str(), m.c_str(), "--job_type=2", "--search=random",
+            "--budget=20000", "--progress_bar=off", static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  ::close(pipe_fds[1]);
+  // Wait for the first finished operator's line, then interrupt.
+  std::string seen;
+  char c = 0;
+  while (seen.find("[1/40]") == std::string::npos && ::read(pipe_fds[0], &c, 1) == 1) seen += c;
+  REQUIRE(seen.find("[1/40]") != std::string::npos);
+  ::kill(child, SIGINT);
+  while (::read(pipe_fds[0], &c, 1) == 1) seen += c;
+  ::close(pipe_fds[0]);
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == aoe_tool::exit_interrupted);
+  fs::path result;
+  for (const auto& e : fs::directory_iterator(dir.path)) {
+    if (e.path().filename().string().starts_with("aoe_result_opat_")) result = e.path();
+  }
+  REQUIRE_FALSE(result.empty());
+  std::ifstream in(result);
+  std::ostringstream s;
+  s << in.rdbuf();
+  const auto root = boost::json::parse(s.str()).as_object();
+  const auto& opat = root.begin()->value().as_array()[1].as_object().at("OPAT").as_object();
+  CHECK(opat.at("opat_tuning_result").as_string() == "tune tuning incomplete");
+  const auto total = opat.at("repo_summary").as_object().at("total_num").as_int64();
+  CHECK(total >= 1);
+  CHECK(total < 40);
+}

@@ -1,0 +1,32 @@
+// The `aoe` command: AOE's options (docs/cli.md), parsed with CLI11, running the OPAT job on the
+// simulator. Split from main.cpp so tests/tools can run it in-process.
+#ifndef AOE_TOOLS_AOE_CLI_HPP
+#define AOE_TOOLS_AOE_CLI_HPP
+
+#include <aoe/config/environment.hpp>
+
+#include <atomic>
+#include <iosfwd>
+
+namespace aoe_tool {
+
+/// Exit codes of `aoe` (docs/cli.md#exit-codes).
+enum ExitCode : int {
+  exit_success = 0,        ///< the job finished: "tuning successful"
+  exit_usage = 2,          ///< a bad option, or a job type/framework/device this build lacks
+  exit_input = 3,          ///< the model or --tune_ops_file is unreadable, malformed or dynamic
+  exit_environment = 4,    ///< an environment variable is invalid
+  exit_bank = 5,           ///< the knowledge bank or work directory cannot be read or written
+  exit_ops_failed = 6,     ///< the job finished but some operators failed ("tuning failed")
+  exit_interrupted = 130,  ///< SIGINT/SIGTERM: ended cleanly, "tune tuning incomplete"
+};
+
+/// Runs `aoe` with these arguments; `out` gets the progress and the last line, `err` the
+/// errors. `stop` is the flag the signal handlers set. `interactive` turns on the progress bar
+/// (a terminal).
+int run(int argc, const char* const* argv, const aoe::GetEnv& getenv, std::ostream& out,
+        std::ostream& err, const std::atomic<bool>* stop, bool interactive);
+
+}  // namespace aoe_tool
+
+#endif  // AOE_TOOLS_AOE_CLI_HPP
