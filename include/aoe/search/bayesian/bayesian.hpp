@@ -1,0 +1,308 @@
+// Bayesian optimisation: a Gaussian-process surrogate, an acquisition function (by default the
+// GP-Hedge portfolio), candidates drawn from the valid space, constant-liar batches.
+#ifndef AOE_SEARCH_BAYESIAN_BAYESIAN_HPP
+#define AOE_SEARCH_BAYESIAN_BAYESIAN_HPP
+
+#include "aoe/core/concepts.hpp"
+#include "aoe/core/random.hpp"
+#include "aoe/core/trial.hpp"
+#include "aoe/search/bayesian/acquisition.hpp"
+#include "aoe/search/bayesian/gaussian_process.hpp"
+#include "aoe/search/bayesian/matern52.hpp"
+#include "aoe/search/detail/visited.hpp"
+#include "aoe/space/configuration.hpp"
+#include "aoe/space/space.hpp"
+
+#include <Eigen/Core>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <numeric>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+namespace aoe {
+
+struct BayesianOptions {
+  /// Random configurations measured before the surrogate is used (at least two must be valid).
+  std::size_t initial_samples = 10;
+  /// Candidates scored per proposal: a uniform sample of the unvisited valid points (all of
+  /// them when fewer), refreshed whenever the hyperparameters are refitted.
+  std::size_t candidates = 2048;
+  /// The best observed configurations whose Hamming neighbours are candidates too (local
+  /// refinement next to the incumbents; a new best adds its neighbours at once).
+  std::size_t incumbents = 3;
+  /// Hyperparameters are refitted (and the candidates redrawn) when the observations have grown
+  /// by this fraction since the last fit; in between each observation is a rank-one update.
+  double refit_growth = 0.25;
+  /// At a refit, the surrogate is fitted on at most this many observations: the best half of
+  /// them and an evenly spaced selection of the rest (later ones are appended until the next
+  /// refit). Bounds the cost per proposal on long runs; budgets below it use all the data.
+  std::size_t max_observations = 300;
+  /// Spaces with at most this many raw points list their valid points once, so candidates are
+  /// drawn exactly uniformly; larger ones are sampled through `Space::sample`.
+  double enumerate_raw = 2'000'000;
+};
+
+/// What `Bayesian` needs from its surrogate beyond `cost_model`: normalisation of a measurement,
+/// rank-one `append`, `truncate` (to take constant-liar values back) and a candidate set whose
+/// posterior it maintains. `GaussianProcess<K>` models it.
+template <class S>
+concept incremental_surrogate = cost_model<S> &&
+    requires(S& s, const S& cs, const Measurement& m, std::span<const double> x,
+             Eigen::VectorXd& v) {
+  { cs.to_model(m) } -> std::convertible_to<double>;
+  s.append(x, 0.0);
+  s.truncate(std::size_t{0});
+  s.set_candidates(x);
+  s.add_candidates(x);
+  cs.candidate_posterior(v, v);
+  { cs.best() } -> std::convertible_to<double>;
+};
+
+/// An acquisition: picks a live candidate from posterior means and standard deviations.
+/// Optional: `reward(mean)` after observations, `reset_nominations()` when candidates change.
+template <class A>
+concept acquisition_function = requires(A& a, const Eigen::VectorXd& v, std::span<const char> alive,
+                                        double best, Rng& rng) {
+  { a.select(v, v, alive, best, rng) } -> std::convertible_to<std::size_t>;
+};
+
+/// Bayesian search on the unit-cube encoding of the space (`Space::encode`). After an initial
+/// random design, each proposal scores candidates — a uniform sample of the unvisited valid
+/// points plus the Hamming neighbours of the incumbents; the space is never materialised when
+/// it is large — with `Acquisition` on the surrogate's posterior, and proposes the best. A batch
+/// of n uses the constant liar (Ginsbourger, Le Riche, Carraro, "Kriging is well-suited to
+/// parallelize optimization", 2010): each pick is added as if it had measured the best value so
+/// far, so the next pick goes elsewhere; the lies are dropped when the real trials arrive.
+/// Failed configurations enter the surrogate with a penalty above the worst valid value.
+/// Observations update the surrogate in O(n^2 + n m); hyperparameters are refitted as the data
+/// grows by `refit_growth` (see bench/bayesian_bench.cpp for the costs).
+template <class Surrogate = GaussianProcess<Matern52>, class Acquisition = Portfolio>
+class Bayesian {
+  static_assert(incremental_surrogate<Surrogate>,
+                "Bayesian<Surrogate, ...>: Surrogate must model aoe::incremental_surrogate "
+                "(bayesian.hpp), as GaussianProcess<Kernel> does");
+  static_assert(acquisition_function<Acquisition>,
+                "Bayesian<..., Acquisition>: Acquisition needs select(mean, sd, alive, best, rng) "
+                "(see bayesian/acquisition.hpp)");
+
+ public:
+  Bayesian() = default;
+  explicit Bayesian(BayesianOptions options, Surrogate surrogate = {}, Acquisition acquisition = {})
+      : options_(options), surrogate_(std::move(surrogate)), acquisition_(std::move(acquisition)) {}
+
+  [[nodiscard]] static constexpr std::string_view name() noexcept { return "bayesian"; }
+
+  void start(SpaceView view, std::uint64_t seed) {
+    view_ = view;
+    rng_.reseed(seed);
+    visited_.clear();
+    history_.clear();
+    all_.clear();
+    pool_.clear();
+    alive_.clear();
+    in_pool_.clear();
+    expanded_.clear();
+    valid_ = 0;
+    real_ = 0;
+    fitted_at_ = 0;
+    fitted_ = false;
+    best_value_ = std::numeric_limits<double>::infinity();
+    if (view->raw_size() <= options_.enumerate_raw) {
+      view->for_each_valid([this](const Configuration& c) { all_.push_back(c); });
+    }
+  }
+
+  [[nodiscard]] std::vector<Configuration> propose(std::size_t n) {
+    std::vector<Configuration> out;
+    while (out.size() < n) {
+      std::optional<Configuration> c;
+      if (valid_ >= 2 && history_.size() >= options_.initial_samples) c = suggest();
+      if (!c) c = visited_.fresh(*view_, rng_);
+      if (!c) break;
+      visited_.insert(*c);
+      out.push_back(std::move(*c));
+    }
+    return out;
+  }
+
+  void observe(std::span<const Trial> trials) {
+    if (fitted_) surrogate_.truncate(real_);
+    const Trial* new_best = nullptr;
+    for (const auto& t : trials) {
+      history_.push_back(t);
+      if (t.measurement.ok()) {
+        ++valid_;
+        if (t.measurement.value < best_value_) {
+          best_value_ = t.measurement.value;
+          new_best = &t;
+        }
+      }
+      if (fitted_) {
+        const auto x = view_->encode(t.configuration);
+        surrogate_.append(x, surrogate_.to_model(t.measurement));
+        ++real_;
+      }
+    }
+    if (!fitted_) return;
+    if constexpr (requires(Acquisition & a, const Eigen::VectorXd& m) { a.reward(m); }) {
+      surrogate_.candidate_posterior(mean_, sd_);
+      acquisition_.reward(mean_);
+    }
+    if (new_best) add_neighbours(new_best->configuration);
+  }
+
+  [[nodiscard]] const Surrogate& surrogate() const noexcept { return surrogate_; }
+  [[nodiscard]] const Acquisition& acquisition() const noexcept { return acquisition_; }
+  [[nodiscard]] const BayesianOptions& options() const noexcept { return options_; }
+  /// Observations at the last hyperparameter fit (0: none yet).
+  [[nodiscard]] std::size_t fitted_at() const noexcept { return fitted_at_; }
+
+ private:
+  std::optional<Configuration> suggest() {
+    const auto grown = static_cast<double>(fitted_at_) * (1.0 + options_.refit_growth);
+    if (!fitted_ || static_cast<double>(history_.size()) >=
+                        std::max(grown, static_cast<double>(fitted_at_) + 1.0)) {
+      refit();
+    }
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      surrogate_.candidate_posterior(mean_, sd_);
+      std::size_t j = acquisition_.select(mean_, sd_, alive_, surrogate_.best(), rng_);
+      // A candidate proposed meanwhile by the random fallback is dead, not a second proposal.
+      while (j < pool_.size() && visited_.contains(pool_[j])) {
+        alive_[j] = 0;
+        j = acquisition_.select(mean_, sd_, alive_, surrogate_.best(), rng_);
+      }
+      if (j < pool_.size() && alive_[j]) {
+        alive_[j] = 0;
+        // Constant liar (the "min" variant): pretend it measured the best value so far.
+        surrogate_.append(
+            std::span<const double>(coords_.data() + j * view_->dimensions(), view_->dimensions()),
+            surrogate_.best());
+        return pool_[j];
+      }
+      refit();
+    }
+    return std::nullopt;
+  }
+
+  void refit() {
+    if (history_.size() <= options_.max_observations) {
+      surrogate_.fit(view_, history_);
+    } else {
+      std::vector<std::size_t> order(history_.size());
+      std::iota(order.begin(), order.end(), std::size_t{0});
+      const std::size_t half = options_.max_observations / 2;
+      std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(half),
+                        order.end(), [&](std::size_t a, std::size_t b) {
+                          return detail::score(history_[a]) < detail::score(history_[b]);
+                        });
+      std::vector<Trial> subset;
+      subset.reserve(options_.max_observations);
+      for (std::size_t i = 0; i < half; ++i) subset.push_back(history_[order[i]]);
+      const std::size_t rest = history_.size() - half;
+      const std::size_t more = options_.max_observations - half;
+      for (std::size_t i = 0; i < more; ++i)
+        subset.push_back(history_[order[half + i * rest / more]]);
+      surrogate_.fit(view_, subset);
+    }
+    real_ = std::min(history_.size(), options_.max_observations);
+    fitted_at_ = history_.size();
+    fitted_ = true;
+    pool_.clear();
+    coords_.clear();
+    in_pool_.clear();
+    expanded_.clear();
+    const std::size_t want = options_.candidates;
+    if (!all_.empty()) {
+      std::vector<std::size_t> left;
+      for (std::size_t i = 0; i < all_.size(); ++i) {
+        if (!visited_.contains(all_[i])) left.push_back(i);
+      }
+      const std::size_t take = std::min(want, left.size());
+      for (std::size_t i = 0; i < take; ++i) {
+        std::swap(left[i], left[i + rng_.below(left.size() - i)]);
+        push_candidate(all_[left[i]]);
+      }
+    } else {
+      for (std::size_t t = 0; t < 2 * want && pool_.size() < want; ++t) {
+        auto c = view_->sample(rng_, 64, 100'000);
+        if (!c) break;
+        if (!visited_.contains(*c) && !in_pool_.contains(*c)) push_candidate(std::move(*c));
+      }
+    }
+    std::vector<const Trial*> best;
+    for (const auto& t : history_) {
+      if (t.measurement.ok()) best.push_back(&t);
+    }
+    const std::size_t k = std::min(options_.incumbents, best.size());
+    std::partial_sort(
+        best.begin(), best.begin() + static_cast<std::ptrdiff_t>(k), best.end(),
+        [](const Trial* a, const Trial* b) { return a->measurement.value < b->measurement.value; });
+    for (std::size_t i = 0; i < k; ++i) neighbours_into_pool(best[i]->configuration);
+    alive_.assign(pool_.size(), 1);
+    surrogate_.set_candidates(coords_);
+    if constexpr (requires(Acquisition & a) { a.reset_nominations(); }) {
+      acquisition_.reset_nominations();
+    }
+  }
+
+  void push_candidate(Configuration c) {
+    const auto x = view_->encode(c);
+    coords_.insert(coords_.end(), x.begin(), x.end());
+    in_pool_.insert(c);
+    pool_.push_back(std::move(c));
+  }
+
+  void neighbours_into_pool(const Configuration& c) {
+    if (!expanded_.insert(c).second) return;
+    for (auto& n : view_->neighbours(c, Neighbourhood::hamming)) {
+      if (!visited_.contains(n) && !in_pool_.contains(n)) push_candidate(std::move(n));
+    }
+  }
+
+  // Between refits: the new incumbent's neighbours join the candidates.
+  void add_neighbours(const Configuration& c) {
+    const std::size_t first = pool_.size();
+    neighbours_into_pool(c);
+    if (pool_.size() == first) return;
+    alive_.resize(pool_.size(), 1);
+    const std::size_t d = view_->dimensions();
+    surrogate_.add_candidates(
+        std::span<const double>(coords_.data() + first * d, (pool_.size() - first) * d));
+  }
+
+  BayesianOptions options_;
+  Surrogate surrogate_;
+  Acquisition acquisition_;
+  SpaceView view_;
+  Rng rng_;
+  detail::Visited visited_;
+  std::vector<Trial> history_;
+  std::vector<Configuration> all_;
+  std::vector<Configuration> pool_;
+  std::vector<double> coords_;
+  std::vector<char> alive_;
+  std::unordered_set<Configuration, ConfigurationHash> in_pool_;
+  std::unordered_set<Configuration, ConfigurationHash> expanded_;
+  Eigen::VectorXd mean_;
+  Eigen::VectorXd sd_;
+  std::size_t valid_ = 0;
+  std::size_t real_ = 0;
+  std::size_t fitted_at_ = 0;
+  bool fitted_ = false;
+  double best_value_ = std::numeric_limits<double>::infinity();
+};
+
+static_assert(search_policy<Bayesian<>>);
+
+}  // namespace aoe
+
+#endif  // AOE_SEARCH_BAYESIAN_BAYESIAN_HPP

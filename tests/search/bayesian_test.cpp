@@ -1,0 +1,194 @@
+#include "search/search_policy_conformance.hpp"
+#include "search/search_quality.hpp"
+#include <aoe/search/bayesian/acquisition.hpp>
+#include <aoe/search/bayesian/bayesian.hpp>
+#include <aoe/search/bayesian/gaussian_process.hpp>
+#include <aoe/search/bayesian/matern52.hpp>
+#include <aoe/search/bayesian/squared_exponential.hpp>
+#include <aoe/search/evolutionary.hpp>
+#include <aoe/search/random_search.hpp>
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <vector>
+
+// The conformance suite runs policies to the end of 1000-point spaces. Smaller candidate sets,
+// model sizes and hyperparameter grids keep that fast in unoptimised (Debug) builds, where
+// Eigen is ~50x slower; the code paths are those of the defaults, which the quality tests
+// below run.
+namespace {
+template <class Kernel, class Acquisition>
+struct Light : aoe::Bayesian<aoe::GaussianProcess<Kernel>, Acquisition> {
+  Light()
+      : aoe::Bayesian<aoe::GaussianProcess<Kernel>, Acquisition>(
+            aoe::BayesianOptions{.candidates = 128, .max_observations = 48},
+            aoe::GaussianProcess<Kernel>(aoe::GaussianProcessOptions{.length_grid = {0.1, 0.3, 1.0},
+                                                                     .noise_grid = {1e-4, 1e-2},
+                                                                     .ard_sweeps = 1,
+                                                                     .hyper_max_points = 32})) {}
+};
+}  // namespace
+
+using LightBayesian = Light<aoe::Matern52, aoe::Portfolio>;
+using LightBayesianSe = Light<aoe::SquaredExponential, aoe::UpperConfidenceBound>;
+TYPE_TO_STRING(LightBayesian);
+TYPE_TO_STRING(LightBayesianSe);
+TEST_CASE_TEMPLATE_INVOKE(search_policy_conformance, LightBayesian, LightBayesianSe);
+
+namespace {
+
+aoe::Space line_space() { return aoe::Space({aoe::range("x", 0, 99)}); }
+
+std::vector<aoe::Trial> line_trials(const aoe::Space& s, std::initializer_list<std::uint32_t> xs) {
+  std::vector<aoe::Trial> out;
+  for (const auto x : xs) {
+    const double v = s.numeric({x}, 0);
+    out.push_back({{x}, aoe::Measurement::success(1e-3 * (1 + (v - 40) * (v - 40) / 100))});
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("the GP interpolates its data and is uncertain far from it") {
+  using namespace aoe;
+  const auto space = line_space();
+  const auto trials = line_trials(space, {0, 20, 35, 45, 60, 80, 99});
+  GaussianProcess<> gp;
+  gp.fit(space, trials);
+  const std::vector<Configuration> at{{35}, {45}, {40}, {90}};
+  const auto p = gp.predict(at);
+  // Normalised scale: the prediction at 40 (the true minimum, between two close points) is
+  // lower than at the data points beside it; variance grows away from the data.
+  CHECK(p[2].mean < p[0].mean);
+  CHECK(p[2].mean < p[1].mean);
+  CHECK(p[0].variance < p[3].variance);
+  for (const auto& q : p) CHECK(std::isfinite(q.mean));
+  CHECK(gp.to_model(trials[2].measurement) == doctest::Approx(p[0].mean).epsilon(0.05));
+}
+
+TEST_CASE("incremental updates match a full refit with the same hyperparameters") {
+  using namespace aoe;
+  const auto space = line_space();
+  const auto trials = line_trials(space, {0, 20, 35, 60, 80, 99});
+  GaussianProcess<> gp(
+      GaussianProcessOptions{.length_grid = {}, .noise_grid = {}, .ard_sweeps = 0});
+  gp.fit(space, std::span<const Trial>(trials).first(3));
+  std::vector<double> coords;
+  for (std::uint32_t x = 0; x < 100; x += 7) {
+    const auto e = space.encode({x});
+    coords.insert(coords.end(), e.begin(), e.end());
+  }
+  gp.set_candidates(coords);
+  for (std::size_t i = 3; i < trials.size(); ++i) {
+    gp.append(space.encode(trials[i].configuration), gp.to_model(trials[i].measurement));
+  }
+  Eigen::VectorXd mean, sd;
+  gp.candidate_posterior(mean, sd);
+
+  // The same data, factorised at once (same scale: fix it from the first three trials).
+  GaussianProcess<> full(
+      GaussianProcessOptions{.length_grid = {}, .noise_grid = {}, .ard_sweeps = 0});
+  full.fit(space, std::span<const Trial>(trials).first(3));
+  std::vector<Configuration> qs;
+  for (std::uint32_t x = 0; x < 100; x += 7) qs.push_back({x});
+  for (std::size_t i = 3; i < trials.size(); ++i) {
+    full.append(space.encode(trials[i].configuration), full.to_model(trials[i].measurement));
+  }
+  const auto p = full.predict(qs);
+  for (std::size_t j = 0; j < qs.size(); ++j) {
+    CHECK(mean(static_cast<Eigen::Index>(j)) == doctest::Approx(p[j].mean).epsilon(1e-6));
+    CHECK(sd(static_cast<Eigen::Index>(j)) * sd(static_cast<Eigen::Index>(j)) ==
+          doctest::Approx(p[j].variance).epsilon(1e-6));
+  }
+  // Truncation takes the appended observations back exactly.
+  gp.truncate(3);
+  Eigen::VectorXd mean3, sd3;
+  gp.candidate_posterior(mean3, sd3);
+  const auto p3 = [&] {
+    GaussianProcess<> g(
+        GaussianProcessOptions{.length_grid = {}, .noise_grid = {}, .ard_sweeps = 0});
+    g.fit(space, std::span<const Trial>(trials).first(3));
+    return g.predict(qs);
+  }();
+  for (std::size_t j = 0; j < qs.size(); ++j) {
+    CHECK(mean3(static_cast<Eigen::Index>(j)) == doctest::Approx(p3[j].mean).epsilon(1e-6));
+  }
+}
+
+TEST_CASE("the GP models failures as worse than every valid value") {
+  using namespace aoe;
+  const auto space = line_space();
+  auto trials = line_trials(space, {10, 30, 50});
+  trials.push_back({{90}, Measurement::failure(Status::runtime, "launch failed")});
+  GaussianProcess<> gp;
+  gp.fit(space, trials);
+  for (std::size_t i = 0; i < 3; ++i) {
+    CHECK(gp.to_model(trials[3].measurement) > gp.to_model(trials[i].measurement));
+  }
+}
+
+TEST_CASE("acquisition functions prefer low means and, for equal means, more uncertainty") {
+  using namespace aoe;
+  const ExpectedImprovement ei;
+  const ProbabilityOfImprovement pi;
+  const UpperConfidenceBound ucb;
+  CHECK(ei(-1, 0.5, 0) > ei(0, 0.5, 0));
+  CHECK(ei(0, 1.0, 0) > ei(0, 0.1, 0));
+  CHECK(pi(-1, 0.5, 0) > pi(1, 0.5, 0));
+  CHECK(ucb(0, 1.0, 0) > ucb(0, 0.1, 0));
+  CHECK(ei(0, 0, 0) == 0.0);
+}
+
+TEST_CASE("the portfolio learns to favour the acquisition whose nominees are good") {
+  using namespace aoe;
+  Portfolio p;
+  Rng rng(1);
+  Eigen::VectorXd mean(3), sd(3);
+  // Candidate 0 has the lowest mean (EI and PI pick it), candidate 2 the largest sd (UCB).
+  mean << -1.0, 0.0, 0.5;
+  sd << 0.01, 0.01, 3.0;
+  const std::vector<char> alive(3, 1);
+  for (int round = 0; round < 20; ++round) {
+    (void)p.select(mean, sd, alive, 0.0, rng);
+    p.reward(mean);
+  }
+  CHECK(p.gains()[0] > p.gains()[2]);
+  CHECK(p.gains()[1] > p.gains()[2]);
+}
+
+TEST_CASE("Bayesian search beats random search on a kernel-like landscape") {
+  using namespace aoe;
+  const auto l = test::tiled_kernel();
+  const auto bo = test::fractions_of_optimum(
+      l, [] { return Bayesian<>{}; }, 100, 6);
+  const auto rs = test::fractions_of_optimum(
+      l, [] { return RandomSearch{}; }, 100, 6);
+  MESSAGE("bayesian mean ", test::mean(bo), " median ", test::median(bo), " random mean ",
+          test::mean(rs));
+  CHECK(test::mean(bo) > test::mean(rs));
+}
+
+TEST_CASE("Bayesian batches (constant liar) are distinct and still beat random search") {
+  using namespace aoe;
+  const auto l = test::tiled_kernel();
+  const auto bo = test::fractions_of_optimum(
+      l, [] { return Bayesian<>{}; }, 100, 4, 8);
+  const auto rs = test::fractions_of_optimum(
+      l, [] { return RandomSearch{}; }, 100, 4, 8);
+  MESSAGE("bayesian batch-8 mean ", test::mean(bo), " random mean ", test::mean(rs));
+  CHECK(test::mean(bo) > test::mean(rs));
+}
+
+TEST_CASE("the GP as a cost model pre-screens evolutionary offspring") {
+  using namespace aoe;
+  const auto l = test::tiled_kernel();
+  const auto screened = test::fractions_of_optimum(
+      l, [] { return Evolutionary<GaussianProcess<>>(EvolutionaryOptions{.screening = 4}); }, 100,
+      6);
+  const auto rs = test::fractions_of_optimum(
+      l, [] { return RandomSearch{}; }, 100, 6);
+  MESSAGE("GP-screened evolutionary mean ", test::mean(screened), " random ", test::mean(rs));
+  CHECK(test::mean(screened) > test::mean(rs));
+}

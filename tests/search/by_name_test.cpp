@@ -1,0 +1,37 @@
+#include "aoe/search/by_name.hpp"
+
+#include "aoe/core/error.hpp"
+#include "aoe/space/parameter.hpp"
+#include "aoe/space/space.hpp"
+
+#include <doctest/doctest.h>
+
+#include <set>
+#include <string>
+
+TEST_CASE("make_search builds every listed policy, named as asked") {
+  const aoe::Space space({aoe::range("x", 0, 15), aoe::range("y", 0, 15)});
+  REQUIRE(aoe::search_names().size() >= 2);
+  for (const auto name : aoe::search_names()) {
+    CAPTURE(name);
+    auto made = aoe::make_search(name);
+    REQUIRE(made.has_value());
+    CHECK(made->name() == name);
+    made->start(space, 7);
+    const auto batch = made->propose(4);
+    CHECK(batch.size() == 4);
+    std::set<aoe::Configuration> unique(batch.begin(), batch.end());
+    CHECK(unique.size() == batch.size());
+    for (const auto& c : batch) CHECK(space.is_valid(c));
+  }
+}
+
+TEST_CASE("make_search rejects an unknown name and lists the valid ones") {
+  auto made = aoe::make_search("hill-climbing");
+  REQUIRE(made.has_error());
+  CHECK(made.error().code == aoe::make_error_code(aoe::Errc::invalid_argument));
+  CHECK(made.error().message.find("hill-climbing") != std::string::npos);
+  for (const auto name : aoe::search_names()) {
+    CHECK(made.error().message.find(std::string(name)) != std::string::npos);
+  }
+}
