@@ -1,0 +1,260 @@
+#include "experiment.hpp"
+
+#include <aoe/core/random.hpp>
+#include <aoe/core/stop_conditions.hpp>
+#include <aoe/core/trial.hpp>
+#include <aoe/core/tuner.hpp>
+#include <aoe/measure/replay/load.hpp>
+#include <aoe/measure/replay/replay_runner.hpp>
+#include <aoe/search/any_search.hpp>
+#include <aoe/search/by_name.hpp>
+
+#include <zlib.h>  // the replay loader reads gzip: this tool links zlib (tools/CMakeLists.txt)
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <exception>
+#include <limits>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <utility>
+
+namespace aoe_bench {
+
+namespace {
+
+constexpr double inf = std::numeric_limits<double>::infinity();
+
+// Measure policy over a Problem: the problem's device time is what is charged.
+struct ProblemRunner {
+  static constexpr bool reports_device_time = true;
+  const Problem* problem;
+  [[nodiscard]] std::vector<aoe::Measurement> measure(
+      aoe::SpaceView view, std::span<const aoe::Configuration> batch) const {
+    return problem->measure(view, batch);
+  }
+};
+
+// Stops a run once the charged device time reaches the limit (the evaluation that crosses
+// it counts, as Kernel Tuner checks its time limit before each evaluation). Only device time
+// is counted, never wall time, so that runs are reproducible.
+struct DeviceTimeLimit {
+  double limit = inf;
+  double spent = 0;
+  bool on_measurement(const aoe::Trial& t, const aoe::TuningState& /*state*/) {
+    spent += t.measurement.cost;
+    return spent >= limit;
+  }
+};
+
+// Best value after each evaluation (infinity before the first valid one), `length` long: a
+// run that ended early keeps its last value.
+std::vector<double> run_once(const Problem& problem, const std::string& strategy,
+                             std::uint64_t seed, std::size_t length, std::optional<double> seconds,
+                             std::size_t& evaluations) {
+  auto policy = aoe::make_search(strategy);
+  aoe::Tuner<aoe::AnySearch, ProblemRunner> tuner(std::move(*policy), ProblemRunner{&problem},
+                                                  aoe::TunerOptions{.seed = seed});
+  DeviceTimeLimit limit{.limit = seconds.value_or(inf)};
+  const auto result = tuner.tune(*problem.space, aoe::MaxEvaluations{length}, limit);
+  std::vector<double> best(length, inf);
+  double b = inf;
+  evaluations = std::min(result.history.size(), length);
+  for (std::size_t k = 0; k < length; ++k) {
+    if (k < result.history.size()) {
+      const auto& m = result.history[k].measurement;
+      if (m.ok() && m.value < b) b = m.value;
+    }
+    best[k] = b;
+  }
+  return best;
+}
+
+// Linear-interpolation quantile (numpy's default) of sorted values; infinities sort last.
+double quantile(const std::vector<double>& sorted, double q) {
+  if (sorted.empty()) return std::numeric_limits<double>::quiet_NaN();
+  const double pos = q * static_cast<double>(sorted.size() - 1);
+  const auto lo = static_cast<std::size_t>(std::floor(pos));
+  const std::size_t hi = std::min(lo + 1, sorted.size() - 1);
+  const double w = pos - static_cast<double>(lo);
+  if (w == 0 || sorted[lo] == sorted[hi]) return sorted[lo];
+  if (std::isinf(sorted[hi])) return inf;
+  return sorted[lo] * (1 - w) + sorted[hi] * w;
+}
+
+StrategyResult summarise(const Problem& problem, const std::string& name,
+                         const std::vector<std::vector<double>>& runs,
+                         std::vector<std::size_t> evaluations, const Settings& settings,
+                         aoe::replay::ScoreRange range, std::size_t length) {
+  StrategyResult s;
+  s.name = name;
+  s.repeats = runs.size();
+  s.budget = settings.budget;
+  s.run_length = length;
+  s.score_range = range;
+  s.evaluations_run = std::move(evaluations);
+  const double opt = problem.optimum();
+  const double worst = problem.baseline.worst();
+  const auto fraction = [opt](double v) { return std::isinf(v) ? 0.0 : opt / v; };
+  const std::size_t n = runs.size();
+
+  std::vector<double> mean_penalised(length);
+  std::vector<double> column(n);
+  std::vector<double> fractions(n);
+  for (std::size_t k = 0; k < length; ++k) {
+    double sum = 0;
+    for (std::size_t r = 0; r < n; ++r) {
+      column[r] = runs[r][k];
+      fractions[r] = fraction(runs[r][k]);
+      sum += std::isinf(runs[r][k]) ? worst : runs[r][k];
+    }
+    mean_penalised[k] = sum / static_cast<double>(n);
+    if (k < settings.budget) {
+      std::sort(column.begin(), column.end());
+      std::sort(fractions.begin(), fractions.end());
+      s.best_mean.push_back(mean_penalised[k]);
+      s.best_median.push_back(quantile(column, 0.5));
+      s.best_q1.push_back(quantile(column, 0.25));
+      s.best_q3.push_back(quantile(column, 0.75));
+      double fsum = 0;
+      for (const double f : fractions) fsum += f;
+      s.fraction_mean.push_back(fsum / static_cast<double>(n));
+      s.fraction_median.push_back(quantile(fractions, 0.5));
+      s.fraction_q1.push_back(quantile(fractions, 0.25));
+      s.fraction_q3.push_back(quantile(fractions, 0.75));
+    }
+  }
+  for (const std::size_t k : report_points(settings.budget)) {
+    if (k == 0 || k > length) {
+      s.fraction_of_optimum[k] = std::numeric_limits<double>::quiet_NaN();
+      continue;
+    }
+    double sum = 0;
+    for (std::size_t r = 0; r < n; ++r) sum += fraction(runs[r][k - 1]);
+    s.fraction_of_optimum[k] = sum / static_cast<double>(n);
+  }
+  for (const double p : {0.95, 0.99}) {
+    std::vector<double> reached(n, inf);
+    for (std::size_t r = 0; r < n; ++r) {
+      for (std::size_t k = 0; k < length; ++k) {
+        if (fraction(runs[r][k]) >= p) {
+          reached[r] = static_cast<double>(k + 1);
+          break;
+        }
+      }
+    }
+    std::sort(reached.begin(), reached.end());
+    const double m = quantile(reached, 0.5);
+    s.evaluations_to[p] = std::isinf(m) ? std::nullopt : std::optional<double>(m);
+  }
+  s.score = aoe::replay::methodology_score(mean_penalised, problem.baseline, range);
+  return s;
+}
+
+}  // namespace
+
+aoe::Result<Problem> load_problem(const std::string& input) {
+  auto recording = aoe::replay::load(input);
+  if (!recording) return recording.error();
+  Problem p;
+  p.source = input;
+  p.name = recording->name();
+  auto shared = std::make_shared<const aoe::replay::Recording>(std::move(*recording));
+  p.recording = shared;
+  p.space = &shared->space();
+  p.baseline = shared->baseline();
+  p.configurations = shared->configurations();
+  p.valid_configurations = shared->valid_configurations();
+  if (p.valid_configurations == 0) {
+    return aoe::make_error(aoe::Errc::schema_error,
+                           input + ": /cache: no configuration was measured successfully");
+  }
+  auto runner = std::make_shared<const aoe::ReplayRunner>(shared);
+  p.measure = [runner](aoe::SpaceView view, std::span<const aoe::Configuration> batch) {
+    return runner->measure(view, batch);
+  };
+  return p;
+}
+
+std::vector<std::size_t> report_points(std::size_t budget) {
+  std::vector<std::size_t> points{25, 50, 100, 200};
+  if (std::find(points.begin(), points.end(), budget) == points.end()) points.push_back(budget);
+  return points;
+}
+
+aoe::Result<std::vector<ProblemResult>> run_experiment(const std::vector<Problem>& problems,
+                                                       const std::vector<std::string>& strategies,
+                                                       const Settings& settings) {
+  for (const auto& s : strategies) {
+    if (auto made = aoe::make_search(s); !made) return made.error();
+  }
+  struct Job {
+    std::size_t problem, strategy, repeat;
+  };
+  std::vector<Job> jobs;
+  std::vector<std::size_t> lengths(problems.size());
+  std::vector<aoe::replay::ScoreRange> ranges(problems.size());
+  for (std::size_t p = 0; p < problems.size(); ++p) {
+    ranges[p] = aoe::replay::score_range(problems[p].baseline, settings.methodology);
+    if (settings.max_score_evaluations != 0) {
+      ranges[p].last = std::min(ranges[p].last, settings.max_score_evaluations);
+      ranges[p].first = std::min(ranges[p].first, ranges[p].last);
+    }
+    lengths[p] = std::max(settings.budget, ranges[p].last);
+    for (std::size_t s = 0; s < strategies.size(); ++s) {
+      for (std::size_t r = 0; r < settings.repeats; ++r) jobs.push_back({p, s, r});
+    }
+  }
+  // One slot per job: results never depend on which thread ran what.
+  std::vector<std::vector<double>> curves(jobs.size());
+  std::vector<std::size_t> evaluations(jobs.size(), 0);
+  std::atomic<std::size_t> next{0};
+  std::mutex failure_mutex;
+  std::optional<std::pair<std::size_t, std::string>> failure;  // the first job that threw
+  const auto work = [&] {
+    for (std::size_t j = next++; j < jobs.size(); j = next++) {
+      const Job& job = jobs[j];
+      try {
+        curves[j] = run_once(problems[job.problem], strategies[job.strategy],
+                             aoe::derive_seed(settings.seed, job.repeat), lengths[job.problem],
+                             settings.budget_seconds, evaluations[j]);
+      } catch (const std::exception& e) {
+        const std::lock_guard<std::mutex> lock(failure_mutex);
+        if (!failure || failure->first > j) {
+          failure.emplace(j, "strategy '" + strategies[job.strategy] + "' on " +
+                                 problems[job.problem].name + " (repetition " +
+                                 std::to_string(job.repeat) + ") threw: " + e.what());
+        }
+      }
+    }
+  };
+  std::size_t threads =
+      settings.threads != 0 ? settings.threads : std::max(1U, std::thread::hardware_concurrency());
+  threads = std::min(threads, std::max<std::size_t>(1, jobs.size()));
+  std::vector<std::thread> pool;
+  for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  if (failure) return aoe::make_error(aoe::Errc::invalid_argument, failure->second);
+
+  std::vector<ProblemResult> out(problems.size());
+  std::size_t j = 0;
+  for (std::size_t p = 0; p < problems.size(); ++p) {
+    out[p].problem = &problems[p];
+    for (std::size_t s = 0; s < strategies.size(); ++s) {
+      std::vector<std::vector<double>> runs;
+      std::vector<std::size_t> evals;
+      for (std::size_t r = 0; r < settings.repeats; ++r, ++j) {
+        runs.push_back(std::move(curves[j]));
+        evals.push_back(evaluations[j]);
+      }
+      out[p].strategies.push_back(summarise(problems[p], strategies[s], runs, std::move(evals),
+                                            settings, ranges[p], lengths[p]));
+    }
+  }
+  return out;
+}
+
+}  // namespace aoe_bench

@@ -1,0 +1,103 @@
+// aoe-bench's experiment: inputs (recorded spaces), strategies by name, seeded repetitions run
+// in parallel, and the statistics of their best-so-far curves.
+#ifndef AOE_TOOLS_AOE_BENCH_EXPERIMENT_HPP
+#define AOE_TOOLS_AOE_BENCH_EXPERIMENT_HPP
+
+#include <aoe/core/error.hpp>
+#include <aoe/measure/measurement.hpp>
+#include <aoe/measure/replay/methodology.hpp>
+#include <aoe/measure/replay/random_baseline.hpp>
+#include <aoe/measure/replay/recording.hpp>
+#include <aoe/space/configuration.hpp>
+#include <aoe/space/space.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace aoe_bench {
+
+/// A space to tune whose every valid value is known: what the statistics need.
+struct Problem {
+  std::string name;
+  std::string source;                              ///< the file or operator it came from
+  std::shared_ptr<const aoe::Space> space_holder;  ///< keeps `space` alive when not recorded
+  std::shared_ptr<const aoe::replay::Recording> recording;  ///< replay inputs
+  const aoe::Space* space = nullptr;
+  /// Measures a batch (thread-safe; the same configuration always gives the same result).
+  std::function<std::vector<aoe::Measurement>(aoe::SpaceView, std::span<const aoe::Configuration>)>
+      measure;
+  aoe::replay::RandomBaseline baseline;  ///< every valid value, and the population
+  std::size_t configurations = 0;        ///< configurations of the space (failed included)
+  std::size_t valid_configurations = 0;  ///< of which measured correctly
+  [[nodiscard]] double optimum() const { return baseline.optimum(); }
+};
+
+/// A recorded space from a Kernel Tuner cache or T4 results file (.json or .json.gz).
+[[nodiscard]] aoe::Result<Problem> load_problem(const std::string& input);
+
+/// The operator spaces of the reference simulator named by `sim:<workload>[@<SoC>]`:
+/// <workload> is an operator of include/aoe/measure/simulator/workloads.hpp by name
+/// ("res2a_branch2b", "attention/self/query"), or a group: resnet50 (its convolutions and
+/// fc), resnet50-conv, bert-matmul; <SoC> one of aoe::sim::Soc::builtin_names() (default
+/// Ascend910A). Every value is known by enumeration, as aoe::sim::oracle does.
+[[nodiscard]] aoe::Result<std::vector<Problem>> load_simulator_problems(const std::string& spec);
+
+struct Settings {
+  std::size_t budget = 100;              ///< unique evaluations per repetition
+  std::optional<double> budget_seconds;  ///< charged device seconds per repetition
+  std::size_t repeats = 30;
+  std::uint64_t seed = 0;
+  std::size_t threads = 0;  ///< 0: every core
+  aoe::replay::MethodologyOptions methodology{};
+  /// Caps the evaluations the score averages over (0: no cap). Each repetition runs
+  /// max(budget, score cutoff) evaluations; on spaces whose cutoff is in the thousands this
+  /// bounds the cost, and the JSON's `score_evaluations` shows the range used.
+  std::size_t max_score_evaluations = 0;
+};
+
+/// What one strategy did on one problem over all repetitions.
+struct StrategyResult {
+  std::string name;
+  std::size_t repeats = 0;
+  std::size_t budget = 0;
+  std::size_t run_length = 0;  ///< evaluations each repetition ran: max(budget, score cutoff)
+  aoe::replay::ScoreRange score_range{};
+  double score = 0;
+  /// Mean over the repetitions of optimum / best after k evaluations (0 before the first
+  /// valid one), for each k of interest; NaN beyond the run.
+  std::map<std::size_t, double> fraction_of_optimum;
+  /// Median over the repetitions of the evaluations to reach this fraction of the optimum;
+  /// nullopt when more than half the repetitions never reached it within the run.
+  std::map<double, std::optional<double>> evaluations_to;
+  // Curves over k = 1..budget. Values: infinity where nothing valid was found yet.
+  std::vector<double> best_median, best_q1, best_q3;
+  std::vector<double> best_mean;  ///< "nothing found yet" counted as the worst valid value
+  std::vector<double> fraction_mean, fraction_median, fraction_q1, fraction_q3;
+  std::vector<std::size_t> evaluations_run;  ///< per repetition (fewer: exhausted or timed out)
+};
+
+struct ProblemResult {
+  const Problem* problem = nullptr;
+  std::vector<StrategyResult> strategies;
+};
+
+/// Runs every strategy on every problem, `repeats` times each (repetition r seeded with
+/// derive_seed(seed, r)), on `threads` threads. The numbers depend on the seed only.
+/// Errors: an unknown strategy name (Errc::invalid_argument).
+[[nodiscard]] aoe::Result<std::vector<ProblemResult>> run_experiment(
+    const std::vector<Problem>& problems, const std::vector<std::string>& strategies,
+    const Settings& settings);
+
+/// The evaluations at which fractions of the optimum are reported: 25, 50, 100, 200, budget.
+[[nodiscard]] std::vector<std::size_t> report_points(std::size_t budget);
+
+}  // namespace aoe_bench
+
+#endif  // AOE_TOOLS_AOE_BENCH_EXPERIMENT_HPP

@@ -1,0 +1,168 @@
+// aoe-bench: compares search policies on recorded tuning spaces (docs/research.md).
+//
+//   aoe-bench --input FILE... --strategy NAME[,NAME...] --budget N [--budget-seconds S]
+//             --repeats R --seed S --json OUT [--plot OUT.svg] [--threads T]
+//
+// Exit codes: 0 success; 1 internal error; 2 bad usage (flags, unknown strategy); 3 an input
+// could not be read (missing, corrupt, wrong schema); 4 an output could not be written.
+#include "experiment.hpp"
+#include "report.hpp"
+#include <aoe/core/error.hpp>
+#include <aoe/search/by_name.hpp>
+
+#include <CLI/CLI.hpp>
+#include <boost/json/serialize.hpp>
+
+#include <cstdio>
+#include <exception>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr int exit_ok = 0;
+constexpr int exit_internal = 1;
+constexpr int exit_usage = 2;
+constexpr int exit_input = 3;
+constexpr int exit_output = 4;
+
+std::vector<std::string> split_commas(const std::vector<std::string>& items) {
+  std::vector<std::string> out;
+  for (const auto& item : items) {
+    std::size_t start = 0;
+    while (start <= item.size()) {
+      const auto comma = item.find(',', start);
+      const auto token =
+          item.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      if (!token.empty()) out.push_back(token);
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"aoe-bench: compare search policies on recorded tuning spaces"};
+  std::vector<std::string> inputs;
+  std::vector<std::string> strategy_args;
+  aoe_bench::Settings settings;
+  double budget_seconds = 0;
+  std::string json_path;
+  std::string plot_path;
+  std::string names;
+  for (const auto n : aoe::search_names()) names += (names.empty() ? "" : ", ") + std::string(n);
+  app.add_option("--input", inputs,
+                 "recorded spaces (Kernel Tuner cache or T4 results files, .json or .json.gz) or "
+                 "simulator operators: sim:<workload>[@<SoC>]")
+      ->required();
+  app.add_option("--strategy", strategy_args, "search policies, comma-separated, or all: " + names)
+      ->required();
+  app.add_option("--budget", settings.budget, "unique evaluations per repetition")
+      ->required()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--budget-seconds", budget_seconds,
+                 "also stop a repetition once it has been charged this many recorded device "
+                 "seconds (compile + verification + benchmark time)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--repeats", settings.repeats, "seeded repetitions per input and strategy")
+      ->required()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--seed", settings.seed, "seed; repetition r uses derive_seed(seed, r)")
+      ->required();
+  app.add_option("--json", json_path, "where to write the results (JSON)")->required();
+  app.add_option("--plot", plot_path, "where to write an SVG plot of the curves");
+  app.add_option("--threads", settings.threads, "worker threads (default: every core)");
+  app.add_option("--cutoff", settings.methodology.cutoff,
+                 "methodology score: budget where random search closes this fraction of the "
+                 "median-to-optimum gap (Willemsen et al. 2024: 0.96)")
+      ->check(CLI::Range(0.0, 1.0));
+  app.add_option("--cutoff-start", settings.methodology.cutoff_start,
+                 "methodology score: averaged from where random search closes this fraction "
+                 "(0.5)")
+      ->check(CLI::Range(0.0, 1.0));
+  app.add_option("--max-score-evaluations", settings.max_score_evaluations,
+                 "cap the evaluations the score averages over (0: none); the JSON's "
+                 "score_evaluations shows the range used");
+  app.footer(
+      "Exit codes: 0 ok, 1 internal error, 2 bad usage, 3 unreadable input, 4 unwritable "
+      "output. See docs/research.md.");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? exit_ok : exit_usage;
+  }
+  if (budget_seconds > 0) settings.budget_seconds = budget_seconds;
+
+  auto strategies = split_commas(strategy_args);
+  if (strategies.size() == 1 && strategies[0] == "all") {
+    strategies.clear();
+    for (const auto n : aoe::search_names()) strategies.emplace_back(n);
+  }
+  if (strategies.empty()) {
+    std::fprintf(stderr, "aoe-bench: --strategy: expected at least one of %s\n", names.c_str());
+    return exit_usage;
+  }
+  for (const auto& s : strategies) {
+    if (auto made = aoe::make_search(s); !made) {
+      std::fprintf(stderr, "aoe-bench: --strategy: %s\n", made.error().message.c_str());
+      return exit_usage;
+    }
+  }
+
+  try {
+    std::vector<aoe_bench::Problem> problems;
+    for (const auto& input : inputs) {
+      if (input.rfind("sim:", 0) == 0) {
+        auto sims = aoe_bench::load_simulator_problems(input);
+        if (!sims) {
+          std::fprintf(stderr, "aoe-bench: --input: %s\n", sims.error().what().c_str());
+          return exit_input;
+        }
+        for (auto& p : *sims) problems.push_back(std::move(p));
+        continue;
+      }
+      auto problem = aoe_bench::load_problem(input);
+      if (!problem) {
+        std::fprintf(stderr, "aoe-bench: --input: %s\n", problem.error().what().c_str());
+        return exit_input;
+      }
+      problems.push_back(std::move(*problem));
+    }
+    auto results = aoe_bench::run_experiment(problems, strategies, settings);
+    if (!results) {
+      std::fprintf(stderr, "aoe-bench: %s\n", results.error().what().c_str());
+      return exit_internal;
+    }
+    const std::string json = boost::json::serialize(aoe_bench::to_json(*results, settings)) + "\n";
+    if (auto w = aoe_bench::write_file(json_path, json); !w) {
+      std::fprintf(stderr, "aoe-bench: --json: %s\n", w.error().what().c_str());
+      return exit_output;
+    }
+    if (!plot_path.empty()) {
+      if (auto w = aoe_bench::write_file(plot_path, aoe_bench::to_svg(*results, settings)); !w) {
+        std::fprintf(stderr, "aoe-bench: --plot: %s\n", w.error().what().c_str());
+        return exit_output;
+      }
+    }
+    for (const auto& pr : *results) {
+      for (const auto& s : pr.strategies) {
+        const auto f100 = s.fraction_of_optimum.find(100);
+        std::printf("%-36s %-14s fraction@%zu %.4f  fraction@100 %s  score %.3f\n",
+                    pr.problem->name.c_str(), s.name.c_str(), s.budget,
+                    s.fraction_of_optimum.at(s.budget),
+                    f100 != s.fraction_of_optimum.end() && f100->second == f100->second
+                        ? std::to_string(f100->second).c_str()
+                        : "-",
+                    s.score);
+      }
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "aoe-bench: internal error: %s\n", e.what());
+    return exit_internal;
+  }
+  return exit_ok;
+}

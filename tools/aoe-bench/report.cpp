@@ -1,0 +1,267 @@
+#include "report.hpp"
+
+#include <boost/json/array.hpp>
+#include <boost/json/object.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace aoe_bench {
+
+namespace {
+
+boost::json::value number_or_null(double x) {
+  if (std::isnan(x) || std::isinf(x)) return nullptr;
+  return x;
+}
+
+boost::json::array curve(const std::vector<double>& values) {
+  boost::json::array a;
+  a.reserve(values.size());
+  for (const double v : values) a.push_back(number_or_null(v));
+  return a;
+}
+
+std::string fraction_key(double p) {
+  char buffer[16];
+  std::snprintf(buffer, sizeof buffer, "%.2f", p);
+  return buffer;
+}
+
+}  // namespace
+
+boost::json::value to_json(const std::vector<ProblemResult>& results, const Settings& settings) {
+  boost::json::object root;
+  boost::json::array inputs;
+  for (const auto& pr : results) {
+    const Problem& p = *pr.problem;
+    boost::json::object in;
+    in["name"] = p.name;
+    in["source"] = p.source;
+    in["optimum"] = number_or_null(p.optimum());
+    in["configurations"] = p.configurations;
+    in["valid_configurations"] = p.valid_configurations;
+    boost::json::object random;
+    for (const std::size_t k : report_points(settings.budget)) {
+      random[std::to_string(k)] = p.baseline.expected_fraction(k);
+    }
+    in["random_expected_fraction_of_optimum"] = std::move(random);
+    boost::json::array strategies;
+    for (const auto& s : pr.strategies) {
+      boost::json::object o;
+      o["name"] = s.name;
+      o["repeats"] = s.repeats;
+      o["budget"] = s.budget;
+      boost::json::object fractions;
+      for (const auto& [k, f] : s.fraction_of_optimum) {
+        fractions[std::to_string(k)] = number_or_null(f);
+      }
+      o["fraction_of_optimum"] = std::move(fractions);
+      boost::json::object to;
+      for (const auto& [fraction, k] : s.evaluations_to) {
+        to[fraction_key(fraction)] = k ? boost::json::value(*k) : boost::json::value(nullptr);
+      }
+      o["evaluations_to"] = std::move(to);
+      o["score"] = number_or_null(s.score);
+      o["score_evaluations"] = boost::json::array{s.score_range.first, s.score_range.last};
+      o["run_length"] = s.run_length;
+      o["best_so_far_median"] = curve(s.best_median);
+      o["best_so_far_mean"] = curve(s.best_mean);
+      o["best_so_far_q1"] = curve(s.best_q1);
+      o["best_so_far_q3"] = curve(s.best_q3);
+      boost::json::array evals;
+      for (const auto e : s.evaluations_run) evals.push_back(e);
+      o["evaluations_run"] = std::move(evals);
+      strategies.push_back(std::move(o));
+    }
+    in["strategies"] = std::move(strategies);
+    inputs.push_back(std::move(in));
+  }
+  root["inputs"] = std::move(inputs);
+  boost::json::object run;
+  run["seed"] = settings.seed;
+  run["repeats"] = settings.repeats;
+  run["budget"] = settings.budget;
+  run["budget_seconds"] = settings.budget_seconds ? boost::json::value(*settings.budget_seconds)
+                                                  : boost::json::value(nullptr);
+  run["methodology_cutoff"] = settings.methodology.cutoff;
+  run["methodology_cutoff_start"] = settings.methodology.cutoff_start;
+  run["objective_unit"] = "seconds";
+  root["settings"] = std::move(run);
+  return root;
+}
+
+namespace {
+
+// Okabe-Ito colours (distinguishable with colour-vision deficiencies).
+constexpr const char* palette[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
+                                   "#E69F00", "#56B4E9", "#000000", "#F0E442"};
+
+std::string fmt(double x) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.1f", x);
+  return buffer;
+}
+
+std::string escape(const std::string& text) {
+  std::string out;
+  for (const char ch : text) {
+    switch (ch) {
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '&': out += "&amp;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += ch;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string to_svg(const std::vector<ProblemResult>& results, const Settings& settings) {
+  const double panel_w = 640;
+  const double panel_h = 300;
+  const double left = 70;
+  const double right = 200;
+  const double top = 40;
+  const double bottom = 50;
+  const double plot_w = panel_w - left - right;
+  const double plot_h = panel_h - top - bottom;
+  const double height = panel_h * static_cast<double>(std::max<std::size_t>(1, results.size()));
+  const std::size_t budget = std::max<std::size_t>(1, settings.budget);
+  std::ostringstream svg;
+  svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << panel_w << "\" height=\"" << height
+      << "\" viewBox=\"0 0 " << panel_w << ' ' << height
+      << "\" font-family=\"DejaVu Sans, Arial, sans-serif\" font-size=\"12\">\n"
+      << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const auto& pr = results[i];
+    const double y0 = panel_h * static_cast<double>(i);
+    // Fractions below y_min are clipped; y_min is the lowest quartile shown, rounded down.
+    double y_min = 1;
+    for (const auto& s : pr.strategies) {
+      for (const double f : s.fraction_q1) y_min = std::min(y_min, f);
+    }
+    for (std::size_t k = 1; k <= budget; ++k) {
+      y_min = std::min(y_min, pr.problem->baseline.expected_fraction(k));
+    }
+    y_min = std::max(0.0, std::floor(y_min * 10) / 10);
+    if (y_min >= 1) y_min = 0.9;
+    const auto px = [&](double k) {
+      return left + plot_w * (budget == 1 ? 0.0 : (k - 1) / static_cast<double>(budget - 1));
+    };
+    const auto py = [&](double f) {
+      f = std::clamp(f, y_min, 1.0);
+      return y0 + top + plot_h * (1 - (f - y_min) / (1 - y_min));
+    };
+    svg << "<text x=\"" << left << "\" y=\"" << fmt(y0 + 22) << "\" font-size=\"14\" "
+        << "font-weight=\"bold\">" << escape(pr.problem->name) << " (" << settings.repeats
+        << " repetitions, seed " << settings.seed << ")</text>\n";
+    // Axes, grid and ticks.
+    svg << "<rect x=\"" << left << "\" y=\"" << fmt(y0 + top) << "\" width=\"" << plot_w
+        << "\" height=\"" << plot_h << "\" fill=\"none\" stroke=\"#333\"/>\n";
+    const double y_step = 1 - y_min <= 0.5 ? 0.1 : 0.2;
+    for (double f = 1.0; f >= y_min - 1e-9; f -= y_step) {
+      svg << "<line x1=\"" << left << "\" x2=\"" << left + plot_w << "\" y1=\"" << fmt(py(f))
+          << "\" y2=\"" << fmt(py(f)) << "\" stroke=\"#ddd\"/>\n"
+          << "<text x=\"" << left - 6 << "\" y=\"" << fmt(py(f) + 4) << "\" text-anchor=\"end\">"
+          << std::lround(f * 100) << "%</text>\n";
+    }
+    // Evaluation ticks at 1 and at multiples of a round step.
+    std::size_t x_step = 1;
+    for (const std::size_t step : {1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 5000}) {
+      x_step = step;
+      if (budget / step <= 8) break;
+    }
+    std::vector<std::size_t> x_ticks{1};
+    for (std::size_t k = x_step; k <= budget; k += x_step) {
+      if (k > 1) x_ticks.push_back(k);
+    }
+    for (const std::size_t tick : x_ticks) {
+      const auto k = static_cast<double>(tick);
+      svg << "<text x=\"" << fmt(px(k)) << "\" y=\"" << fmt(y0 + top + plot_h + 16)
+          << "\" text-anchor=\"middle\">" << static_cast<long>(std::lround(k)) << "</text>\n";
+    }
+    svg << "<text x=\"" << left + plot_w / 2 << "\" y=\"" << fmt(y0 + panel_h - 12)
+        << "\" text-anchor=\"middle\">evaluations</text>\n"
+        << "<text transform=\"translate(16," << fmt(y0 + top + plot_h / 2)
+        << ") rotate(-90)\" text-anchor=\"middle\">fraction of optimum (optimum / best)</text>\n";
+    // Random search: exact expectation.
+    svg << "<polyline fill=\"none\" stroke=\"#777\" stroke-width=\"1.5\" "
+           "stroke-dasharray=\"5,4\" points=\"";
+    for (std::size_t k = 1; k <= budget; ++k) {
+      svg << fmt(px(static_cast<double>(k))) << ','
+          << fmt(py(pr.problem->baseline.expected_fraction(k))) << ' ';
+    }
+    svg << "\"/>\n";
+    // Strategies: quartile band and median line.
+    for (std::size_t s = 0; s < pr.strategies.size(); ++s) {
+      const auto& st = pr.strategies[s];
+      const char* colour = palette[s % (sizeof palette / sizeof palette[0])];
+      svg << "<polygon fill=\"" << colour << "\" fill-opacity=\"0.15\" stroke=\"none\" points=\"";
+      for (std::size_t k = 0; k < st.fraction_q3.size(); ++k) {
+        svg << fmt(px(static_cast<double>(k + 1))) << ',' << fmt(py(st.fraction_q3[k])) << ' ';
+      }
+      for (std::size_t k = st.fraction_q1.size(); k-- > 0;) {
+        svg << fmt(px(static_cast<double>(k + 1))) << ',' << fmt(py(st.fraction_q1[k])) << ' ';
+      }
+      svg << "\"/>\n<polyline fill=\"none\" stroke=\"" << colour
+          << "\" stroke-width=\"2\" points=\"";
+      for (std::size_t k = 0; k < st.fraction_median.size(); ++k) {
+        svg << fmt(px(static_cast<double>(k + 1))) << ',' << fmt(py(st.fraction_median[k])) << ' ';
+      }
+      svg << "\"/>\n";
+    }
+    // Legend.
+    const double lx = left + plot_w + 14;
+    double ly = y0 + top + 8;
+    for (std::size_t s = 0; s < pr.strategies.size(); ++s, ly += 20) {
+      const auto& st = pr.strategies[s];
+      const char* colour = palette[s % (sizeof palette / sizeof palette[0])];
+      char score[32];
+      std::snprintf(score, sizeof score, "%.2f", st.score);
+      svg << "<rect x=\"" << lx << "\" y=\"" << fmt(ly - 6)
+          << "\" width=\"18\" height=\"8\" fill=\"" << colour
+          << "\" fill-opacity=\"0.3\"/><line x1=\"" << lx << "\" x2=\"" << lx + 18 << "\" y1=\""
+          << fmt(ly - 2) << "\" y2=\"" << fmt(ly - 2) << "\" stroke=\"" << colour
+          << "\" stroke-width=\"2\"/><text x=\"" << lx + 24 << "\" y=\"" << fmt(ly + 2) << "\">"
+          << escape(st.name) << " (score " << score << ")</text>\n";
+    }
+    svg << "<line x1=\"" << lx << "\" x2=\"" << lx + 18 << "\" y1=\"" << fmt(ly - 2) << "\" y2=\""
+        << fmt(ly - 2)
+        << "\" stroke=\"#777\" stroke-width=\"1.5\" stroke-dasharray=\"5,4\"/><text x=\"" << lx + 24
+        << "\" y=\"" << fmt(ly + 2) << "\">random (exact)</text>\n";
+    svg << "<text x=\"" << lx << "\" y=\"" << fmt(ly + 22)
+        << "\" fill=\"#555\" font-size=\"10\">lines: median; bands: quartiles</text>\n";
+  }
+  svg << "</svg>\n";
+  return svg.str();
+}
+
+aoe::Result<void> write_file(const std::string& path, const std::string& text) {
+  const std::string temporary = path + ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    if (!out) {
+      return aoe::make_error(aoe::Errc::io_error, temporary + ": cannot open for writing (" +
+                                                      std::strerror(errno) + ")");
+    }
+    out << text;
+    out.flush();
+    if (!out) return aoe::make_error(aoe::Errc::io_error, temporary + ": write failed");
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+    const std::string why = std::strerror(errno);
+    std::remove(temporary.c_str());
+    return aoe::make_error(aoe::Errc::io_error, path + ": cannot replace (" + why + ")");
+  }
+  return {};
+}
+
+}  // namespace aoe_bench

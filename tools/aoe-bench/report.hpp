@@ -1,0 +1,34 @@
+// aoe-bench's outputs: the JSON contract (issue 4) and the SVG plot of the curves.
+#ifndef AOE_TOOLS_AOE_BENCH_REPORT_HPP
+#define AOE_TOOLS_AOE_BENCH_REPORT_HPP
+
+#include "experiment.hpp"
+#include <aoe/core/error.hpp>
+
+#include <boost/json/value.hpp>
+
+#include <string>
+#include <vector>
+
+namespace aoe_bench {
+
+/// {"inputs": [{"name", "optimum", "configurations", "valid_configurations", "strategies":
+/// [{"name", "repeats", "budget", "fraction_of_optimum": {"25", "50", "100", "200",
+/// "<budget>"}, "evaluations_to": {"0.95", "0.99"}, "score", "best_so_far_median": [...]}]}]}
+/// plus fields other tools may ignore (documented in docs/research.md). Values the run did
+/// not reach are null.
+[[nodiscard]] boost::json::value to_json(const std::vector<ProblemResult>& results,
+                                         const Settings& settings);
+
+/// An SVG: one panel per input, the fraction of the optimum (median over the repetitions,
+/// with the quartile band) against evaluations, one line per strategy, and the exact
+/// expectation of random search dashed.
+[[nodiscard]] std::string to_svg(const std::vector<ProblemResult>& results,
+                                 const Settings& settings);
+
+/// Writes `text` to `path` (through a temporary file renamed into place).
+[[nodiscard]] aoe::Result<void> write_file(const std::string& path, const std::string& text);
+
+}  // namespace aoe_bench
+
+#endif  // AOE_TOOLS_AOE_BENCH_REPORT_HPP
