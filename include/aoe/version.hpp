@@ -19,8 +19,8 @@
 #define AOE_VERSION_STRINGIZE(x) AOE_VERSION_STRINGIZE_IMPL(x)
 
 /// The version as a string literal, `"0.1.0"`.
-#define AOE_VERSION_STRING                                                                  \
-  AOE_VERSION_STRINGIZE(AOE_VERSION_MAJOR)                                                  \
+#define AOE_VERSION_STRING                 \
+  AOE_VERSION_STRINGIZE(AOE_VERSION_MAJOR) \
   "." AOE_VERSION_STRINGIZE(AOE_VERSION_MINOR) "." AOE_VERSION_STRINGIZE(AOE_VERSION_PATCH)
 
 #endif  // AOE_VERSION_HPP

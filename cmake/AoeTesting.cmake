@@ -1,0 +1,255 @@
+# AoeTesting.cmake: how OpenAOE's tests are found, built and registered with ctest.
+#
+# Nothing here needs editing when someone adds a test file, a test area, a header or a
+# compile-fail case: sources are discovered with file(GLOB ... CONFIGURE_DEPENDS), so the next
+# build re-runs CMake when files appear or disappear.
+#
+#   aoe_add_test_main(<source>)          the doctest main, compiled once: aoe_test_main
+#   aoe_add_test_areas(<tests-dir>)      tests/<area>/**/*_test.cpp -> aoe_test_<area>,
+#                                        one ctest test per doctest test case
+#   aoe_add_header_tests()               one TU per public header -> aoe_header_tests
+#   aoe_add_compile_fail_tests(<dir> <tests-dir>)  <dir>/*.cpp must fail to compile (README there)
+#   aoe_add_package_tests(<dir>)         install + find_package / pkg-config / add_subdirectory
+#
+# Conventions are documented in docs/building.md ("Tests").
+
+include_guard(GLOBAL)
+
+set(AOE_COMPILE_FAIL_TIMEOUT 300 CACHE STRING "Timeout in seconds of each compile-fail test")
+
+# Directories below tests/ that are not test areas.
+set(AOE_TEST_NON_AREAS support compile_fail package)
+
+set(_aoe_testing_dir "${CMAKE_CURRENT_LIST_DIR}")
+
+# ---------------------------------------------------------------------------------------------
+# The doctest main, built once and linked into every test executable.
+function(aoe_add_test_main source)
+  add_library(aoe_test_main OBJECT "${source}")
+  target_link_libraries(aoe_test_main PUBLIC doctest::doctest PRIVATE aoe_warnings)
+  target_compile_features(aoe_test_main PUBLIC cxx_std_20)
+endfunction()
+
+# ---------------------------------------------------------------------------------------------
+# Common settings of a test executable of area <area>.
+function(_aoe_setup_test_target target area tests_dir)
+  target_link_libraries(${target} PRIVATE aoe::aoe aoe_warnings aoe_test_main)
+  # #include "support/landscapes.hpp" works from every test; data files next to the tests are
+  # found through AOE_TESTS_SOURCE_DIR (the absolute path of tests/, no trailing slash).
+  target_include_directories(${target} PRIVATE "${tests_dir}")
+  target_compile_definitions(${target} PRIVATE "AOE_TESTS_SOURCE_DIR=\"${tests_dir}\"")
+  if(area STREQUAL "tools")
+    # Tests of the command-line tools link the tools' sources except main.cpp (with their
+    # include directories and CLI11) and may run the built binaries, whose paths are given as
+    # AOE_TOOL_<NAME>_PATH (e.g. AOE_TOOL_AOE_PATH for tools/aoe/).
+    get_property(_objects GLOBAL PROPERTY AOE_TOOL_OBJECT_LIBRARIES)
+    target_link_libraries(${target} PRIVATE ${_objects})
+    if(TARGET CLI11::CLI11)
+      target_link_libraries(${target} PRIVATE CLI11::CLI11)
+    endif()
+    get_property(_tools GLOBAL PROPERTY AOE_TOOL_TARGETS)
+    foreach(_tool IN LISTS _tools)
+      get_target_property(_tool_name ${_tool} OUTPUT_NAME)
+      string(TOUPPER "${_tool_name}" _upper)
+      string(MAKE_C_IDENTIFIER "${_upper}" _upper)
+      target_compile_definitions(${target} PRIVATE
+                                 "AOE_TOOL_${_upper}_PATH=\"$<TARGET_FILE:${_tool}>\"")
+      add_dependencies(${target} ${_tool})
+    endforeach()
+  endif()
+  if(AOE_WITH_ASCEND AND TARGET aoe::ascend)
+    target_link_libraries(${target} PRIVATE aoe::ascend)
+  endif()
+endfunction()
+
+# ---------------------------------------------------------------------------------------------
+# Every directory tests/<area>/ (except AOE_TEST_NON_AREAS) holding *_test.cpp files, at any
+# depth, becomes one executable aoe_test_<area>. Each doctest test case becomes one ctest test
+# named "<area>.<test case name>", labelled <area> and with its doctest test suite, if any.
+function(aoe_add_test_areas tests_dir)
+  file(GLOB _children LIST_DIRECTORIES true CONFIGURE_DEPENDS "${tests_dir}/*")
+  set(_areas "")
+  foreach(_child IN LISTS _children)
+    if(NOT IS_DIRECTORY "${_child}")
+      continue()
+    endif()
+    get_filename_component(_area "${_child}" NAME)
+    if(_area IN_LIST AOE_TEST_NON_AREAS)
+      continue()
+    endif()
+    file(GLOB_RECURSE _sources CONFIGURE_DEPENDS "${_child}/*_test.cpp")
+    if(NOT _sources)
+      continue()
+    endif()
+    if(_area STREQUAL "tools" AND NOT AOE_BUILD_TOOLS)
+      message(STATUS "aoe: skipping tests/tools (AOE_BUILD_TOOLS=OFF)")
+      continue()
+    endif()
+    if(NOT _area MATCHES "^[A-Za-z0-9_]+$")
+      message(FATAL_ERROR "aoe: test area directory '${_area}' must be a C identifier")
+    endif()
+    list(SORT _sources)
+    set(_target aoe_test_${_area})
+    add_executable(${_target} ${_sources})
+    _aoe_setup_test_target(${_target} ${_area} "${tests_dir}")
+    # A per-area working directory, so tests that write files never collide across areas.
+    set(_workdir "${CMAKE_CURRENT_BINARY_DIR}/work/${_area}")
+    file(MAKE_DIRECTORY "${_workdir}")
+    # Runs `aoe_test_<area> --list-test-cases` after each build and registers one ctest test
+    # per case (see AoeDoctestAddTests.cmake, set up in tests/CMakeLists.txt).
+    doctest_discover_tests(
+      ${_target}
+      TEST_PREFIX "${_area}."
+      WORKING_DIRECTORY "${_workdir}"
+      EXTRA_ARGS --no-version
+      # Labels: the area, plus the doctest test suite if any (TEST_SUITE("slow") or
+      # `* doctest::test_suite("slow")` gives the label "slow", which the asan preset skips).
+      ADD_LABELS 1
+      PROPERTIES TIMEOUT ${AOE_TEST_TIMEOUT} LABELS ${_area})
+    list(APPEND _areas ${_area})
+  endforeach()
+  if(PROJECT_IS_TOP_LEVEL)
+    message(STATUS "aoe: test areas: ${_areas}")
+  endif()
+  set(AOE_TEST_AREAS ${_areas} PARENT_SCOPE)
+endfunction()
+
+# ---------------------------------------------------------------------------------------------
+# Header self-containment: every header below include/aoe/ plus include/aoe.hpp gets a
+# generated TU that includes it twice (include guards) and nothing else. All TUs are compiled
+# and linked into the executable aoe_header_tests, which is part of ALL: a header that does not
+# compile on its own breaks the build, and linking the TUs together catches non-inline
+# definitions in headers (multiple-definition errors). Headers under measure/ascend/ are
+# checked only with AOE_WITH_ASCEND=ON.
+function(aoe_add_header_tests)
+  set(_include_dir "${PROJECT_SOURCE_DIR}/include")
+  file(GLOB_RECURSE _headers CONFIGURE_DEPENDS RELATIVE "${_include_dir}"
+       "${_include_dir}/aoe/*.hpp")
+  if(EXISTS "${_include_dir}/aoe.hpp")
+    list(APPEND _headers aoe.hpp)
+  endif()
+  list(SORT _headers)
+  set(_gen_dir "${CMAKE_CURRENT_BINARY_DIR}/header_tests")
+  set(_sources "")
+  set(_needs_ascend FALSE)
+  foreach(_header IN LISTS _headers)
+    if(_header MATCHES "^aoe/measure/ascend/")
+      if(NOT AOE_WITH_ASCEND)
+        continue()
+      endif()
+      set(_needs_ascend TRUE)
+    endif()
+    string(REGEX REPLACE "\\.hpp$" "" _stem "${_header}")
+    string(REPLACE "/" "__" _stem "${_stem}")
+    set(_tu "${_gen_dir}/${_stem}.cpp")
+    # file(CONFIGURE) rewrites the file only when its content changes: no needless rebuilds.
+    file(CONFIGURE OUTPUT "${_tu}" CONTENT [[
+// Generated by cmake/AoeTesting.cmake: <@_header@> must compile on its own.
+#include <@_header@>
+#include <@_header@>  // twice: the include guard must work
+]] @ONLY)
+    list(APPEND _sources "${_tu}")
+  endforeach()
+  list(LENGTH _sources _count)
+  file(CONFIGURE OUTPUT "${_gen_dir}/main.cpp" CONTENT [[
+// Generated by cmake/AoeTesting.cmake: links every header's TU into one program.
+#include <cstdio>
+int main() {
+  std::printf("aoe_header_tests: @_count@ headers compile on their own and link together\n");
+  return 0;
+}
+]] @ONLY)
+  add_executable(aoe_header_tests "${_gen_dir}/main.cpp" ${_sources})
+  target_link_libraries(aoe_header_tests PRIVATE aoe::aoe aoe_warnings)
+  if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
+    # Nothing here runs: skip optimisation and debug info (about 15% of the time per TU).
+    target_compile_options(aoe_header_tests PRIVATE -O0 -g0)
+  endif()
+  if(_needs_ascend)
+    target_link_libraries(aoe_header_tests PRIVATE aoe::ascend)
+  endif()
+  add_test(NAME headers.self_contained COMMAND aoe_header_tests)
+  set_tests_properties(headers.self_contained PROPERTIES LABELS headers TIMEOUT 30)
+endfunction()
+
+# ---------------------------------------------------------------------------------------------
+# Compile-fail tests: every <dir>/*.cpp starts with `// EXPECT: <regex>` and must NOT compile;
+# its ctest test compile_fail.<name> builds the EXCLUDE_FROM_ALL object library
+# aoe_compile_fail_<name> (same flags and include directories as aoe::aoe, plus tests/) and
+# passes only if the build fails AND the output matches <regex> (CMake regex syntax; the build
+# runs with LC_ALL=C, so GCC quotes names with plain '...').
+#
+# The failing file is compiled with AOE_SHOULD_FAIL defined. If the file mentions
+# AOE_SHOULD_FAIL, a second test compile_fail.<name>.control compiles it without the macro and
+# must succeed: this proves the failure comes from the guarded line, not from a typo.
+function(aoe_add_compile_fail_tests dir tests_dir)
+  file(GLOB _sources CONFIGURE_DEPENDS "${dir}/*.cpp")
+  list(SORT _sources)
+  foreach(_source IN LISTS _sources)
+    get_filename_component(_name "${_source}" NAME_WE)
+    string(MAKE_C_IDENTIFIER "${_name}" _id)
+    file(STRINGS "${_source}" _first LIMIT_COUNT 1)
+    if(NOT _first MATCHES "^[ \t]*//[ \t]*EXPECT:")
+      message(FATAL_ERROR "aoe: ${_source}: the first line must be `// EXPECT: <regex>`")
+    endif()
+    file(READ "${_source}" _text)
+    set(_variants fail)
+    if(_text MATCHES "AOE_SHOULD_FAIL")
+      list(APPEND _variants control)
+    endif()
+    foreach(_variant IN LISTS _variants)
+      if(_variant STREQUAL "fail")
+        set(_target aoe_compile_fail_${_id})
+        set(_test compile_fail.${_name})
+      else()
+        set(_target aoe_compile_fail_${_id}_control)
+        set(_test compile_fail.${_name}.control)
+      endif()
+      add_library(${_target} OBJECT EXCLUDE_FROM_ALL "${_source}")
+      target_link_libraries(${_target} PRIVATE aoe::aoe)
+      target_include_directories(${_target} PRIVATE "${tests_dir}")
+      if(_variant STREQUAL "fail")
+        target_compile_definitions(${_target} PRIVATE AOE_SHOULD_FAIL=1)
+      endif()
+      if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
+        target_compile_options(${_target} PRIVATE -fdiagnostics-color=never)
+      endif()
+      add_test(
+        NAME ${_test}
+        COMMAND
+          "${CMAKE_COMMAND}" "-DAOE_BUILD_DIR=${PROJECT_BINARY_DIR}" "-DAOE_TARGET=${_target}"
+          "-DAOE_SOURCE=${_source}" "-DAOE_CONFIG=$<CONFIG>" "-DAOE_MODE=${_variant}" -P
+          "${_aoe_testing_dir}/AoeCheckCompileFail.cmake")
+      # The tests drive the build tool in this build tree: never two at the same time.
+      set_tests_properties(
+        ${_test} PROPERTIES LABELS compile_fail TIMEOUT ${AOE_COMPILE_FAIL_TIMEOUT}
+                            RESOURCE_LOCK aoe_build_tree)
+    endforeach()
+  endforeach()
+endfunction()
+
+# ---------------------------------------------------------------------------------------------
+# Packaging tests (label "package"), run as ctest fixtures:
+#   package.install          cmake --install <build> --prefix <build>/package/prefix
+#   package.find_package     <dir>/find_package against the install tree
+#   package.build_tree       <dir>/find_package against this build tree (aoe_DIR=<build>)
+#   package.pkg_config       <dir>/find_package/main.cpp built with `pkg-config --cflags --libs aoe`
+#   package.add_subdirectory <dir>/add_subdirectory with -DAOE_SOURCE_DIR=<source>
+function(aoe_add_package_tests dir)
+  set(_work "${PROJECT_BINARY_DIR}/package")
+  set(_prefix "${_work}/prefix")
+  set(_script "${_aoe_testing_dir}/AoePackageTest.cmake")
+  set(_common
+      "-DAOE_SOURCE_DIR=${PROJECT_SOURCE_DIR}" "-DAOE_BINARY_DIR=${PROJECT_BINARY_DIR}"
+      "-DAOE_PACKAGE_DIR=${dir}" "-DAOE_WORK_DIR=${_work}" "-DAOE_PREFIX=${_prefix}"
+      "-DAOE_VERSION=${PROJECT_VERSION}" "-DAOE_CXX_COMPILER=${CMAKE_CXX_COMPILER}"
+      "-DAOE_GENERATOR=${CMAKE_GENERATOR}" "-DAOE_CONFIG=$<CONFIG>")
+  foreach(_mode IN ITEMS install find_package build_tree pkg_config add_subdirectory)
+    add_test(NAME package.${_mode} COMMAND "${CMAKE_COMMAND}" ${_common} "-DAOE_MODE=${_mode}"
+                                           -P "${_script}")
+    set_tests_properties(package.${_mode} PROPERTIES LABELS package TIMEOUT 300)
+  endforeach()
+  set_tests_properties(package.install PROPERTIES FIXTURES_SETUP aoe_installed)
+  set_tests_properties(package.find_package package.pkg_config
+                       PROPERTIES FIXTURES_REQUIRED aoe_installed)
+endfunction()
