@@ -3,8 +3,6 @@
 #ifndef AOE_HPP
 #define AOE_HPP
 
-#include "aoe/version.hpp"
-
 #include "aoe/core/assert.hpp"
 #include "aoe/core/concepts.hpp"
 #include "aoe/core/error.hpp"
@@ -13,14 +11,20 @@
 #include "aoe/core/trial.hpp"
 #include "aoe/core/tuner.hpp"
 #include "aoe/core/tuning_result.hpp"
-
-#include "aoe/space/configuration.hpp"
-#include "aoe/space/constraint.hpp"
-#include "aoe/space/parameter.hpp"
-#include "aoe/space/space.hpp"
-#include "aoe/space/typed_space.hpp"
-#include "aoe/space/value.hpp"
-
+#include "aoe/measure/host_runner.hpp"
+#include "aoe/measure/measurement.hpp"
+#include "aoe/measure/runner.hpp"
+#include "aoe/measure/simulator/knowledge.hpp"
+#include "aoe/measure/simulator/noise_model.hpp"
+#include "aoe/measure/simulator/oracle.hpp"
+#include "aoe/measure/simulator/simulator_options.hpp"
+#include "aoe/measure/simulator/simulator_runner.hpp"
+#include "aoe/measure/simulator/soc.hpp"
+#include "aoe/measure/simulator/workloads.hpp"
+#include "aoe/measure/statistics.hpp"
+#include "aoe/measure/status.hpp"
+#include "aoe/repo/memory_repository.hpp"
+#include "aoe/repo/record.hpp"
 #include "aoe/search/any_search.hpp"
 #include "aoe/search/bayesian/acquisition.hpp"
 #include "aoe/search/bayesian/bayesian.hpp"
@@ -34,21 +38,12 @@
 #include "aoe/search/grid_search.hpp"
 #include "aoe/search/random_search.hpp"
 #include "aoe/search/simulated_annealing.hpp"
-
-#include "aoe/measure/host_runner.hpp"
-#include "aoe/measure/measurement.hpp"
-#include "aoe/measure/runner.hpp"
-#include "aoe/measure/simulator/knowledge.hpp"
-#include "aoe/measure/simulator/noise_model.hpp"
-#include "aoe/measure/simulator/oracle.hpp"
-#include "aoe/measure/simulator/simulator_options.hpp"
-#include "aoe/measure/simulator/simulator_runner.hpp"
-#include "aoe/measure/simulator/soc.hpp"
-#include "aoe/measure/simulator/workloads.hpp"
-#include "aoe/measure/statistics.hpp"
-#include "aoe/measure/status.hpp"
-
-#include "aoe/repo/memory_repository.hpp"
-#include "aoe/repo/record.hpp"
+#include "aoe/space/configuration.hpp"
+#include "aoe/space/constraint.hpp"
+#include "aoe/space/parameter.hpp"
+#include "aoe/space/space.hpp"
+#include "aoe/space/typed_space.hpp"
+#include "aoe/space/value.hpp"
+#include "aoe/version.hpp"
 
 #endif  // AOE_HPP

@@ -1,5 +1,4 @@
 #include "support/archetypes.hpp"
-
 #include <aoe/core/concepts.hpp>
 #include <aoe/core/tuner.hpp>
 #include <aoe/measure/host_runner.hpp>
@@ -44,8 +43,7 @@ TEST_CASE("a Tuner composed only of archetypes compiles and runs") {
   const aoe::Space space({aoe::range("x", 0, 3)});
   aoe::Tuner<arch::SearchPolicy, arch::MeasurePolicy, arch::RepositoryPolicy> tuner;
   arch::Observer observer;
-  const auto result =
-      tuner.tune(space, aoe::TuningKey{"p", "d"}, arch::StopCondition{}, observer);
+  const auto result = tuner.tune(space, aoe::TuningKey{"p", "d"}, arch::StopCondition{}, observer);
   REQUIRE(result.found());
   CHECK(result.history.size() == 1);
   CHECK(result.stored == aoe::StoreOutcome::added);

@@ -1,5 +1,4 @@
 #include "support/landscapes.hpp"
-
 #include <aoe/core/tuner.hpp>
 #include <aoe/repo/memory_repository.hpp>
 #include <aoe/search/grid_search.hpp>
@@ -156,8 +155,8 @@ TEST_CASE("the repository is consulted first and the winner is stored") {
   const auto third = tuner.tune(l.space, key, MaxEvaluations{400});
   CHECK(third.reason != StopReason::repository_hit);
   CHECK(third.best_value <= first.best_value);
-  CHECK(third.stored == (third.best_value < first.best_value ? StoreOutcome::updated
-                                                             : StoreOutcome::kept));
+  CHECK(third.stored ==
+        (third.best_value < first.best_value ? StoreOutcome::updated : StoreOutcome::kept));
 }
 
 TEST_CASE("a stored configuration that is not in the space is tuned again") {
@@ -204,8 +203,7 @@ TEST_CASE("observer hooks are called, and an observer can stop the run") {
 TEST_CASE("a runner's device clock drives the time budget") {
   using namespace std::chrono_literals;
   const auto l = bowl();
-  Tuner tuner(GridSearch{}, DeviceClockRunner{}, MemoryRepository{},
-              TunerOptions{.batch_size = 2});
+  Tuner tuner(GridSearch{}, DeviceClockRunner{}, MemoryRepository{}, TunerOptions{.batch_size = 2});
   const auto result = tuner.tune(l.space, MaxDuration{2s});
   // 8 evaluations cost 2 s of device time, plus a little search time.
   CHECK(result.history.size() >= 8);

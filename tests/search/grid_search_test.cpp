@@ -1,5 +1,4 @@
 #include "search/search_policy_conformance.hpp"
-
 #include <aoe/search/grid_search.hpp>
 
 #include <doctest/doctest.h>

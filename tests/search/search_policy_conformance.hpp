@@ -8,7 +8,6 @@
 #define AOE_TESTS_SEARCH_SEARCH_POLICY_CONFORMANCE_HPP
 
 #include "support/landscapes.hpp"
-
 #include <aoe/core/concepts.hpp>
 #include <aoe/core/stop_conditions.hpp>
 #include <aoe/core/tuner.hpp>

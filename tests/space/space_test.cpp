@@ -25,8 +25,9 @@ std::vector<Configuration> brute_force(const Space& s) {
 Space constrained() {
   return Space({pow2("m", 1, 64), pow2("n", 1, 64), range("k", 1, 12), flag("db")},
                {product_at_most({"m", "n"}, 512), divides("k", 24), multiple_of("m", "n"),
-                predicate({"db", "m"}, [](std::span<const double> v) { return v[0] == 0 || v[1] >= 4; },
-                          "db implies m >= 4")});
+                predicate(
+                    {"db", "m"}, [](std::span<const double> v) { return v[0] == 0 || v[1] >= 4; },
+                    "db implies m >= 4")});
 }
 }  // namespace
 
@@ -92,9 +93,12 @@ TEST_CASE("random valid sampling is seeded and finds valid points in sparse spac
     CHECK(x == y);
   }
   // One valid point among 10^9: rejection sampling fails, the randomised descent finds it.
-  const Space sparse({range("a", 0, 999), range("b", 0, 999), range("c", 0, 999)},
-                     {predicate({"a", "b"}, [](std::span<const double> v) { return v[0] == 17 && v[1] == 400; }, "a=17, b=400"),
-                      divides("c", 997)});
+  const Space sparse(
+      {range("a", 0, 999), range("b", 0, 999), range("c", 0, 999)},
+      {predicate(
+           {"a", "b"}, [](std::span<const double> v) { return v[0] == 17 && v[1] == 400; },
+           "a=17, b=400"),
+       divides("c", 997)});
   Rng rng(1);
   const auto found = sparse.sample(rng);
   REQUIRE(found.has_value());

@@ -59,17 +59,16 @@ TEST_CASE("a BOOST_HANA_DEFINE_STRUCT struct becomes a space, and configurations
 TEST_CASE("a struct and its parameters must match, by name and by type") {
   using namespace aoe;
   const auto order = enumeration<Order>("order", {{Order::ijk, "ijk"}});
-  CHECK_THROWS_WITH_AS(make_space<Gemm>(pow2("tile_m", 8, 64), pow2("tile_n", 8, 64), order,
-                                        flag("unroll"), values("ratio", {0.5})),
-                       doctest::Contains("member 'layout' of the parameter struct has no parameter"),
-                       aoe::Error);
+  CHECK_THROWS_WITH_AS(
+      make_space<Gemm>(pow2("tile_m", 8, 64), pow2("tile_n", 8, 64), order, flag("unroll"),
+                       values("ratio", {0.5})),
+      doctest::Contains("member 'layout' of the parameter struct has no parameter"), aoe::Error);
   CHECK_THROWS_WITH_AS(
       make_space<Gemm>(pow2("tile_m", 8, 64), pow2("tile_n", 8, 64), order, flag("unroll"),
                        values("ratio", {0.5}), values("layout", {"row"}), flag("extra")),
       doctest::Contains("parameter 'extra' is not a member"), aoe::Error);
   CHECK_THROWS_WITH_AS(
-      make_space<Gemm>(values("tile_m", {"a", "b"}), pow2("tile_n", 8, 64), order,
-                       flag("unroll"), values("ratio", {0.5}), values("layout", {"row"})),
-      doctest::Contains("parameter 'tile_m' has values its member's type cannot hold"),
-      aoe::Error);
+      make_space<Gemm>(values("tile_m", {"a", "b"}), pow2("tile_n", 8, 64), order, flag("unroll"),
+                       values("ratio", {0.5}), values("layout", {"row"})),
+      doctest::Contains("parameter 'tile_m' has values its member's type cannot hold"), aoe::Error);
 }

@@ -50,9 +50,12 @@ inline Landscape bowl() {
 inline Landscape rugged() {
   Landscape l;
   l.space = Space({range("a", 0, 31), range("b", 0, 31)},
-                  {predicate({"a", "b"}, [](std::span<const double> v) {
-                     return static_cast<long>(v[0] * 7 + v[1] * 3) % 11 != 0;
-                   }, "(7a + 3b) % 11 != 0")});
+                  {predicate(
+                      {"a", "b"},
+                      [](std::span<const double> v) {
+                        return static_cast<long>(v[0] * 7 + v[1] * 3) % 11 != 0;
+                      },
+                      "(7a + 3b) % 11 != 0")});
   l.evaluate = [](const Space& s, const Configuration& c) {
     const double a = s.numeric(c, 0);
     const double b = s.numeric(c, 1);

@@ -73,9 +73,7 @@ class Rng {
   }
 
   /// Uniform double in [0, 1) with 53 random bits.
-  constexpr double uniform() noexcept {
-    return static_cast<double>((*this)() >> 11U) * 0x1.0p-53;
-  }
+  constexpr double uniform() noexcept { return static_cast<double>((*this)() >> 11U) * 0x1.0p-53; }
 
   /// Uniform double in [lo, hi).
   constexpr double uniform(double lo, double hi) noexcept { return lo + (hi - lo) * uniform(); }

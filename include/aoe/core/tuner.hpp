@@ -29,17 +29,19 @@ namespace aoe {
 
 /// Options of a tuner. Aggregate: `aoe::TunerOptions{.seed = 7, .batch_size = 8}`.
 struct TunerOptions {
-  std::uint64_t seed = 0;       ///< the search policy's seed (derived; never the clock)
-  std::size_t batch_size = 1;   ///< configurations proposed and measured together
-  bool reuse = true;            ///< a repository hit ends the run (false: AOE's REPEAT_TUNE)
-  std::size_t max_stalled = 64; ///< proposals in a row with nothing new before giving up
+  std::uint64_t seed = 0;        ///< the search policy's seed (derived; never the clock)
+  std::size_t batch_size = 1;    ///< configurations proposed and measured together
+  bool reuse = true;             ///< a repository hit ends the run (false: AOE's REPEAT_TUNE)
+  std::size_t max_stalled = 64;  ///< proposals in a row with nothing new before giving up
 };
 
 namespace detail {
 
 template <class S>
 [[nodiscard]] std::string policy_name(const S& s) {
-  if constexpr (requires { { s.name() } -> std::convertible_to<std::string_view>; }) {
+  if constexpr (requires {
+                  { s.name() } -> std::convertible_to<std::string_view>;
+                }) {
     return std::string(std::string_view(s.name()));
   } else {
     return "custom";
@@ -94,34 +96,40 @@ bool notify_batch(O& o, const Args&... args) {
 /// checked member by member so that a missing one is named in the error (docs/concepts.md).
 template <class Search, class Measure, class Repo = MemoryRepository>
 class Tuner {
-  static_assert(requires(Search& s, SpaceView v, std::uint64_t seed) { s.start(v, seed); },
-                "aoe::Tuner: the search policy needs a member `start(aoe::SpaceView, "
-                "std::uint64_t seed)` (docs/concepts.md#search_policy)");
-  static_assert(requires(Search& s, std::size_t n) {
-                  { s.propose(n) } -> std::same_as<std::vector<Configuration>>;
-                },
-                "aoe::Tuner: the search policy needs a member `std::vector<aoe::Configuration> "
-                "propose(std::size_t n)` (docs/concepts.md#search_policy)");
-  static_assert(requires(Search& s, std::span<const Trial> t) { s.observe(t); },
-                "aoe::Tuner: the search policy needs a member `observe(std::span<const "
-                "aoe::Trial>)` (docs/concepts.md#search_policy)");
-  static_assert(requires(Measure& m, SpaceView v, std::span<const Configuration> b) {
-                  { m.measure(v, b) } -> std::same_as<std::vector<Measurement>>;
-                },
-                "aoe::Tuner: the measure policy needs a member `std::vector<aoe::Measurement> "
-                "measure(aoe::SpaceView, std::span<const aoe::Configuration>)` "
-                "(docs/concepts.md#measure_policy)");
-  static_assert(requires(const Repo& r, const TuningKey& k) {
-                  { r.lookup(k) } -> std::same_as<Result<std::optional<Record>>>;
-                },
-                "aoe::Tuner: the repository needs a member `aoe::Result<std::optional<aoe::"
-                "Record>> lookup(const aoe::TuningKey&) const` "
-                "(docs/concepts.md#repository_policy)");
-  static_assert(requires(Repo& r, const Record& rec) {
-                  { r.store(rec) } -> std::same_as<Result<StoreOutcome>>;
-                },
-                "aoe::Tuner: the repository needs a member `aoe::Result<aoe::StoreOutcome> "
-                "store(const aoe::Record&)` (docs/concepts.md#repository_policy)");
+  static_assert(
+      requires(Search & s, SpaceView v, std::uint64_t seed) { s.start(v, seed); },
+      "aoe::Tuner: the search policy needs a member `start(aoe::SpaceView, "
+      "std::uint64_t seed)` (docs/concepts.md#search_policy)");
+  static_assert(
+      requires(Search & s, std::size_t n) {
+        { s.propose(n) } -> std::same_as<std::vector<Configuration>>;
+      },
+      "aoe::Tuner: the search policy needs a member `std::vector<aoe::Configuration> "
+      "propose(std::size_t n)` (docs/concepts.md#search_policy)");
+  static_assert(
+      requires(Search & s, std::span<const Trial> t) { s.observe(t); },
+      "aoe::Tuner: the search policy needs a member `observe(std::span<const "
+      "aoe::Trial>)` (docs/concepts.md#search_policy)");
+  static_assert(
+      requires(Measure & m, SpaceView v, std::span<const Configuration> b) {
+        { m.measure(v, b) } -> std::same_as<std::vector<Measurement>>;
+      },
+      "aoe::Tuner: the measure policy needs a member `std::vector<aoe::Measurement> "
+      "measure(aoe::SpaceView, std::span<const aoe::Configuration>)` "
+      "(docs/concepts.md#measure_policy)");
+  static_assert(
+      requires(const Repo& r, const TuningKey& k) {
+        { r.lookup(k) } -> std::same_as<Result<std::optional<Record>>>;
+      },
+      "aoe::Tuner: the repository needs a member `aoe::Result<std::optional<aoe::"
+      "Record>> lookup(const aoe::TuningKey&) const` "
+      "(docs/concepts.md#repository_policy)");
+  static_assert(
+      requires(Repo & r, const Record& rec) {
+        { r.store(rec) } -> std::same_as<Result<StoreOutcome>>;
+      },
+      "aoe::Tuner: the repository needs a member `aoe::Result<aoe::StoreOutcome> "
+      "store(const aoe::Record&)` (docs/concepts.md#repository_policy)");
   static_assert(search_policy<Search> && measure_policy<Measure> && repository_policy<Repo>,
                 "aoe::Tuner: the policies must be move-constructible");
 
@@ -138,7 +146,7 @@ class Tuner {
 
   /// Tunes `space` until `stop` holds, without a repository.
   template <stop_condition Stop, class... Observers>
-    requires(observer<std::remove_cvref_t<Observers>> && ...)
+    requires(observer<std::remove_cvref_t<Observers>>&&...)
   TuningResult tune(const Space& space, Stop stop, Observers&&... observers) {
     return run(space, nullptr, stop, observers...);
   }
@@ -146,9 +154,8 @@ class Tuner {
   /// Looks `key` up first (a hit ends the run unless `reuse` is off), then tunes and stores the
   /// winner under `key`.
   template <stop_condition Stop, class... Observers>
-    requires(observer<std::remove_cvref_t<Observers>> && ...)
-  TuningResult tune(const Space& space, const TuningKey& key, Stop stop,
-                    Observers&&... observers) {
+    requires(observer<std::remove_cvref_t<Observers>>&&...)
+  TuningResult tune(const Space& space, const TuningKey& key, Stop stop, Observers&&... observers) {
     return run(space, &key, stop, observers...);
   }
 
@@ -310,8 +317,7 @@ class Tuner {
       result.best_configuration = result.history[state.best_index].configuration;
       if (key != nullptr) {
         Record rec{*key, space.named_values(*result.best_configuration), state.best_value,
-                   Provenance{result.policy, state.evaluations,
-                              detail::utc_timestamp()}};
+                   Provenance{result.policy, state.evaluations, detail::utc_timestamp()}};
         auto stored = repo_.store(rec);
         if (stored) {
           result.stored = *stored;

@@ -51,10 +51,10 @@ struct TuningResult {
   double measure_seconds = 0;  ///< measurement cost (device time where the runner reports it)
   double total_seconds = 0;    ///< wall time of the whole run
   StopReason reason = StopReason::condition;
-  std::optional<Record> repository_record;        ///< the record found on a hit
-  std::optional<StoreOutcome> stored;             ///< what the repository did with the winner
-  std::optional<ErrorInfo> repository_error;      ///< a failed lookup or store
-  std::string policy;                             ///< the search policy's name
+  std::optional<Record> repository_record;    ///< the record found on a hit
+  std::optional<StoreOutcome> stored;         ///< what the repository did with the winner
+  std::optional<ErrorInfo> repository_error;  ///< a failed lookup or store
+  std::string policy;                         ///< the search policy's name
 
   [[nodiscard]] bool found() const noexcept { return best_configuration.has_value(); }
   [[nodiscard]] std::size_t count(Status s) const noexcept {

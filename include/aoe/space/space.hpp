@@ -70,8 +70,8 @@ class Space {
         dims.push_back(*d);
       }
       if (dims.empty()) {
-        throw Error(Errc::invalid_argument, "constraint '" + constraints_[c].description() +
-                                                "' names no parameter");
+        throw Error(Errc::invalid_argument,
+                    "constraint '" + constraints_[c].description() + "' names no parameter");
       }
       const std::size_t last = *std::max_element(dims.begin(), dims.end());
       checks_at_[last].push_back(c);
@@ -82,9 +82,7 @@ class Space {
   [[nodiscard]] std::size_t dimensions() const noexcept { return parameters_.size(); }
   [[nodiscard]] const std::vector<Parameter>& parameters() const noexcept { return parameters_; }
   [[nodiscard]] const Parameter& parameter(std::size_t d) const { return parameters_[d]; }
-  [[nodiscard]] const std::vector<Constraint>& constraints() const noexcept {
-    return constraints_;
-  }
+  [[nodiscard]] const std::vector<Constraint>& constraints() const noexcept { return constraints_; }
   [[nodiscard]] std::uint32_t cardinality(std::size_t d) const { return parameters_[d].size(); }
 
   [[nodiscard]] std::optional<std::size_t> index_of(std::string_view name) const noexcept {
@@ -381,8 +379,8 @@ class Space {
 
   /// Raw and valid size. Counts exactly by pruned enumeration when that visits at most
   /// `max_visits` nodes; otherwise estimates from `samples` uniform raw points.
-  [[nodiscard]] SpaceSize size(std::uint64_t max_visits = 20'000'000,
-                               std::size_t samples = 200'000, std::uint64_t seed = 0) const {
+  [[nodiscard]] SpaceSize size(std::uint64_t max_visits = 20'000'000, std::size_t samples = 200'000,
+                               std::uint64_t seed = 0) const {
     SpaceSize s;
     s.raw = raw_size();
     std::uint64_t visits = 0;

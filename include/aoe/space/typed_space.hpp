@@ -3,7 +3,8 @@
 //
 //   struct Tile { BOOST_HANA_DEFINE_STRUCT(Tile, (int, m), (int, n), (bool, unroll)); };
 //   auto space = aoe::make_space<Tile>(aoe::pow2("m", 8, 256), aoe::pow2("n", 8, 256),
-//                                      aoe::flag("unroll"), aoe::product_at_most({"m", "n"}, 4096));
+//                                      aoe::flag("unroll"), aoe::product_at_most({"m", "n"},
+//                                      4096));
 //   Tile t = space.at(configuration);
 #ifndef AOE_SPACE_TYPED_SPACE_HPP
 #define AOE_SPACE_TYPED_SPACE_HPP
@@ -17,11 +18,11 @@
 
 #include <boost/hana/accessors.hpp>
 #include <boost/hana/concept/struct.hpp>
+#include <boost/hana/core/to.hpp>
 #include <boost/hana/first.hpp>
 #include <boost/hana/for_each.hpp>
 #include <boost/hana/second.hpp>
 #include <boost/hana/string.hpp>
-#include <boost/hana/core/to.hpp>
 
 #include <cmath>
 #include <concepts>
@@ -74,8 +75,7 @@ T from_value(const Parameter& p, std::uint32_t level) {
   if constexpr (std::is_same_v<T, std::string>) {
     return p.level(level).to_string();
   } else if constexpr (std::is_floating_point_v<T>) {
-    return static_cast<T>(p.level(level).is_number() ? p.level(level).as_real()
-                                                     : p.numeric(level));
+    return static_cast<T>(p.level(level).is_number() ? p.level(level).as_real() : p.numeric(level));
   } else {
     return from_numeric<T>(p.numeric(level));
   }
@@ -219,8 +219,8 @@ class TypedSpace : public Space {
     });
     for (std::size_t i = 0; i < given.size(); ++i) {
       if (!used[i]) {
-        throw Error(Errc::invalid_argument, "parameter '" + given[i].name() +
-                                                "' is not a member of the parameter struct");
+        throw Error(Errc::invalid_argument,
+                    "parameter '" + given[i].name() + "' is not a member of the parameter struct");
       }
     }
     return ordered;
@@ -230,8 +230,7 @@ class TypedSpace : public Space {
 /// Builds a TypedSpace<P> from parameters and constraints given in any order.
 template <parameter_struct P, class... Items>
   requires((std::same_as<std::remove_cvref_t<Items>, Parameter> ||
-            std::same_as<std::remove_cvref_t<Items>, Constraint>) &&
-           ...)
+            std::same_as<std::remove_cvref_t<Items>, Constraint>)&&...)
 [[nodiscard]] TypedSpace<P> make_space(Items&&... items) {
   std::vector<Parameter> parameters;
   std::vector<Constraint> constraints;
