@@ -1,7 +1,6 @@
 // EXPECT: the repository needs a member .aoe::Result<std::optional<aoe::Record>> lookup
 // A repository without lookup() is rejected, and the message names lookup.
 #include "support/archetypes.hpp"
-
 #include <aoe/core/tuner.hpp>
 
 struct WriteOnly {
@@ -12,7 +11,9 @@ int main() {
 #ifdef AOE_SHOULD_FAIL
   aoe::Tuner<aoe::archetypes::SearchPolicy, aoe::archetypes::MeasurePolicy, WriteOnly> tuner;
 #else
-  aoe::Tuner<aoe::archetypes::SearchPolicy, aoe::archetypes::MeasurePolicy, aoe::archetypes::RepositoryPolicy> tuner;
+  aoe::Tuner<aoe::archetypes::SearchPolicy, aoe::archetypes::MeasurePolicy,
+             aoe::archetypes::RepositoryPolicy>
+      tuner;
 #endif
   (void)tuner;
 }

@@ -1,7 +1,6 @@
 // EXPECT: the search policy needs a member .observe
 // A search policy without observe() is rejected, and the message names observe.
 #include "support/archetypes.hpp"
-
 #include <aoe/core/tuner.hpp>
 
 struct NoObserve {

@@ -1,7 +1,6 @@
 // EXPECT: the search policy needs a member .std::vector<aoe::Configuration> propose
 // A search policy without propose() is rejected, and the message names propose.
 #include "support/archetypes.hpp"
-
 #include <aoe/core/tuner.hpp>
 
 struct NoPropose {

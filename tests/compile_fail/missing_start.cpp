@@ -1,7 +1,6 @@
 // EXPECT: the search policy needs a member .start
 // A search policy without start() is rejected, and the message names start.
 #include "support/archetypes.hpp"
-
 #include <aoe/core/tuner.hpp>
 
 struct NoStart {

@@ -1,7 +1,6 @@
 // EXPECT: the repository needs a member .aoe::Result<aoe::StoreOutcome> store
 // A repository without store() is rejected, and the message names store.
 #include "support/archetypes.hpp"
-
 #include <aoe/core/tuner.hpp>
 
 struct ReadOnly {
@@ -14,7 +13,9 @@ int main() {
 #ifdef AOE_SHOULD_FAIL
   aoe::Tuner<aoe::archetypes::SearchPolicy, aoe::archetypes::MeasurePolicy, ReadOnly> tuner;
 #else
-  aoe::Tuner<aoe::archetypes::SearchPolicy, aoe::archetypes::MeasurePolicy, aoe::archetypes::RepositoryPolicy> tuner;
+  aoe::Tuner<aoe::archetypes::SearchPolicy, aoe::archetypes::MeasurePolicy,
+             aoe::archetypes::RepositoryPolicy>
+      tuner;
 #endif
   (void)tuner;
 }

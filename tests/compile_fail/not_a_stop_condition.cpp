@@ -1,7 +1,6 @@
 // EXPECT: stop_condition
 // tune() takes only stop conditions: a plain number is rejected by the stop_condition concept.
 #include "support/archetypes.hpp"
-
 #include <aoe/core/tuner.hpp>
 
 int main() {
