@@ -88,7 +88,9 @@ TEST_CASE("aoe: a job on the simulator, then every operator a bank hit") {
   REQUIRE(first.code == aoe_tool::exit_success);
   CHECK(last_line(first.out).find("small process finished. Performance improved by ") == 0);
   CHECK(last_line(first.out).back() == '%');
-  const auto second = run({"-m", model.string(), "-j", "2", "--log=null"}, env);
+  auto env_mode = env;
+  env_mode["AOE_MODE"] = "2";  // no --job_type: AOE_MODE chooses OPAT
+  const auto second = run({"-m", model.string(), "--log=null"}, env_mode);
   REQUIRE(second.code == aoe_tool::exit_success);
   std::vector<fs::path> results;
   for (const auto& e : fs::directory_iterator(dir.path / "work")) {
@@ -122,6 +124,9 @@ TEST_CASE("aoe: job types, frameworks and devices this build lacks are clear usa
   CHECK(r.err.find("expected 1 (subgraph), 2 (operator) or 4 (gradient)") != std::string::npos);
   r = run({m}, {});
   CHECK(r.code == aoe_tool::exit_usage);
+  CHECK(r.err.find("--job_type is required") != std::string::npos);
+  r = run({m}, {{"AOE_MODE", "3"}});  // AOE_MODE itself must be 1, 2 or 4
+  CHECK(r.code == aoe_tool::exit_environment);
   r = run({m, "-j", "2", "--framework=5"}, {});
   CHECK(r.code == aoe_tool::exit_usage);
   CHECK(r.err.find("--framework=5") != std::string::npos);

@@ -1,0 +1,59 @@
+// What every job command of `aoe` shares: the common flags (already validated by cli.cpp), the
+// output streams and the stop flag. Each job (opat_command, sgat_command, gdat_command) adds its
+// own flags to the CLI11 app and runs from these.
+#ifndef AOE_TOOLS_AOE_COMMAND_HPP
+#define AOE_TOOLS_AOE_COMMAND_HPP
+
+#include "cli.hpp"
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+
+namespace aoe_tool {
+
+/// The flags every job takes (docs/cli.md), validated before a job runs.
+struct CommonOptions {
+  std::string model;
+  int job_type = 0;
+  std::string framework = "json";
+  std::string soc_version = "Ascend910A";
+  std::string optimization_level = "O2";  ///< "O1" or "O2"
+  std::string progress_bar = "on";        ///< "on" or "off"
+  std::string output;                     ///< the tuned model's path; empty: the workspace
+  std::string log = "info";               ///< "debug", "info", "warning", "error" or "null"
+  std::string search = "evolutionary";
+  std::size_t budget = 0;  ///< evaluations; 0: the level's preset (with early stop)
+  std::uint64_t seed = 0;
+  std::string device = "simulator";  ///< "simulator" or "ascend"
+
+  /// 0 for --log=null, 1 for warning/error, 2 for info, 3 for debug.
+  [[nodiscard]] int verbosity() const noexcept {
+    if (log == "debug") return 3;
+    if (log == "info") return 2;
+    if (log == "null") return 0;
+    return 1;
+  }
+};
+
+/// Where a job writes: `out` the progress and the last line, `err` the errors. `stop` is set by
+/// the signal handlers; `interactive` turns on the progress bar (stdout is a terminal).
+struct Io {
+  std::ostream& out;
+  std::ostream& err;
+  const std::atomic<bool>* stop = nullptr;
+  bool interactive = false;
+};
+
+/// `v` with `digits` digits after the point ("3.533").
+[[nodiscard]] std::string fixed(double v, int digits);
+
+/// Draws a one-line progress bar "[=====     ] done/count label" (carriage return, no newline).
+void draw_progress(std::ostream& out, std::size_t done, std::size_t count,
+                   const std::string& label);
+
+}  // namespace aoe_tool
+
+#endif  // AOE_TOOLS_AOE_COMMAND_HPP

@@ -1,0 +1,178 @@
+// `aoe --job_type=2`: OPAT on the simulator, its flags and its progress output (docs/cli.md).
+#include "opat_command.hpp"
+
+#include <aoe/graph/loader.hpp>
+#include <aoe/jobs/opat_job.hpp>
+#include <aoe/jobs/simulator_backend.hpp>
+#include <aoe/repo/knowledge_bank.hpp>
+
+#include <CLI/App.hpp>
+#include <boost/json/parse.hpp>
+
+#include <algorithm>
+#include <fstream>
+#include <ostream>
+#include <sstream>
+#include <string>
+
+namespace aoe_tool {
+
+namespace {
+
+aoe::Result<void> read_tune_ops_file(const std::string& path, aoe::OpatOptions& o) {
+  std::ifstream in(path);
+  if (!in) {
+    return aoe::make_error(aoe::Errc::not_found,
+                           "--tune_ops_file=" + path + ": cannot open the file");
+  }
+  std::ostringstream s;
+  s << in.rdbuf();
+  boost::system::error_code ec;
+  const auto v = boost::json::parse(s.str(), ec);
+  if (ec) {
+    return aoe::make_error(aoe::Errc::parse_error,
+                           path + ": expected well-formed JSON (" + ec.message() + ")");
+  }
+  if (!v.is_object()) {
+    return aoe::make_error(aoe::Errc::schema_error, path +
+                                                        ": /: expected {\"tune_ops_name\": [...], "
+                                                        "\"tune_ops_type\": [...]}");
+  }
+  for (const char* key : {"tune_ops_name", "tune_ops_type"}) {
+    const auto* list = v.as_object().if_contains(key);
+    if (list == nullptr) continue;
+    if (!list->is_array()) {
+      return aoe::make_error(aoe::Errc::schema_error,
+                             path + ": /" + key + ": expected an array of strings");
+    }
+    for (std::size_t i = 0; i < list->as_array().size(); ++i) {
+      const auto& e = list->as_array()[i];
+      if (!e.is_string()) {
+        return aoe::make_error(
+            aoe::Errc::schema_error,
+            path + ": /" + key + "/" + std::to_string(i) + ": expected a string");
+      }
+      (std::string_view(key) == "tune_ops_name" ? o.tune_ops_names : o.tune_ops_types)
+          .emplace_back(e.as_string());
+    }
+  }
+  if (o.tune_ops_names.empty() && o.tune_ops_types.empty()) {
+    return aoe::make_error(aoe::Errc::schema_error,
+                           path + ": expected a non-empty \"tune_ops_name\" or \"tune_ops_type\"");
+  }
+  return {};
+}
+
+}  // namespace
+
+void add_opat_options(CLI::App& app, OpatFlags& flags) {
+  app.add_option("--tune_ops_file", flags.tune_ops_file,
+                 "JSON {\"tune_ops_name\": [...], \"tune_ops_type\": [...]}: tune only these");
+  app.add_flag("--Fop_format", flags.fop_format, "also tune the Format knowledge");
+  app.add_flag("--Fop_impl", flags.fop_impl, "also tune the Impl knowledge (implementation mode)");
+}
+
+int run_opat_command(const CommonOptions& common, const OpatFlags& flags,
+                     const aoe::Environment& env, const aoe::sim::Soc& soc, const Io& io) {
+  if (auto s = aoe::make_opat_search(common.search); !s) {
+    io.err << "aoe: --search: " << s.error().message << "\n";
+    return exit_usage;
+  }
+  auto budget = aoe::opat_budget_preset(common.optimization_level);
+  if (!budget) {
+    io.err << "aoe: " << budget.error().message << "\n";
+    return exit_usage;
+  }
+  if (common.budget > 0) {
+    budget->evaluations = common.budget;  // exactly: no early stop before the budget
+    budget->patience = common.budget;
+  }
+
+  auto graph = aoe::load_graph(common.model);
+  if (!graph) {
+    io.err << "aoe: " << graph.error().message << "\n";
+    return exit_input;
+  }
+
+  aoe::SimulatorBackend backend(soc);
+  aoe::OpatOptions o{.scope = backend.scope(),
+                     .search = common.search,
+                     .budget = *budget,
+                     .seed = common.seed,
+                     .repeat_tune = env.repeat_tune,
+                     .format_tuning = flags.fop_format,
+                     .impl_tuning = flags.fop_impl,
+                     .parallel = env.tuning_parallel_num,
+                     .result_dir = env.work_path(),
+                     .stop = io.stop};
+  if (!flags.tune_ops_file.empty()) {
+    if (auto r = read_tune_ops_file(flags.tune_ops_file, o); !r) {
+      io.err << "aoe: " << r.error().message << "\n";
+      return exit_input;
+    }
+  }
+  if (!common.output.empty()) o.tuned_model = std::filesystem::path(common.output);
+
+  const int verbosity = common.verbosity();
+  const bool bar = io.interactive && common.progress_bar == "on";
+  o.on_event = [&](const aoe::OpatEvent& e) {
+    if (bar) {
+      const std::size_t done = e.index + (e.kind == aoe::OpatEvent::Kind::finished ? 1 : 0);
+      draw_progress(io.out, done, e.count, e.op_type);
+      return;
+    }
+    if (e.kind != aoe::OpatEvent::Kind::finished || verbosity < 2 || e.op == nullptr) return;
+    io.out << "[" << (e.index + 1) << "/" << e.count << "] " << e.op_name << " (" << e.op_type
+           << "): ";
+    if (e.op->failed()) {
+      io.out << "failed: " << e.op->error << std::endl;
+      return;
+    }
+    for (const auto& k : e.op->kinds) {
+      io.out << aoe::to_string(k.kind) << " " << aoe::to_string(k.outcome) << " "
+             << fixed(k.before_us, 3) << " us -> " << fixed(k.after_us, 3) << " us";
+      if (verbosity >= 3) io.out << " (" << e.op->evaluations << " evaluations)";
+      io.out << "; ";
+    }
+    io.out << std::endl;  // flushed: a pipe or a log file sees each operator as it ends
+  };
+
+  aoe::KnowledgeBank bank(
+      {.custom_root = env.op_bank_root(), .builtin_root = env.builtin_bank_root()});
+  if (verbosity >= 2) {
+    io.out << "aoe: OPAT on " << graph->name << " (" << graph->nodes.size() << " nodes), "
+           << common.soc_version << " simulator, search " << common.search << ", "
+           << budget->evaluations << " evaluations per operator, bank "
+           << env.op_bank_root().string() << "\n";
+  }
+  aoe::OpatJobResult partial;
+  auto result = aoe::run_opat(*graph, backend, bank, o, &partial);
+  if (bar) io.out << "\n";
+  if (!result) {
+    if (result.error().code == aoe::make_error_code(aoe::Errc::interrupted)) {
+      io.err << "aoe: interrupted; " << partial.result_file.string()
+             << " holds the operators tuned so far (tune tuning incomplete)\n";
+      return exit_interrupted;
+    }
+    io.err << "aoe: " << result.error().message << "\n";
+    return exit_bank;  // the model is loaded: what fails now is the bank or the work directory
+  }
+  const auto& rep = result->report;
+  if (verbosity >= 1) {
+    io.out << "aoe: " << rep.total() << " operators: " << rep.count(aoe::OpatOutcome::add)
+           << " added, " << rep.count(aoe::OpatOutcome::update) << " updated, "
+           << rep.count(aoe::OpatOutcome::hit) << " bank hits, "
+           << rep.count(aoe::OpatOutcome::reserved) << " reserved, "
+           << rep.count(aoe::OpatOutcome::unsatisfied) << " unsatisfied, "
+           << rep.count(aoe::OpatOutcome::failed) << " failed; model "
+           << fixed(rep.baseline_ms(), 3) << " ms -> " << fixed(rep.result_ms(), 3) << " ms\n";
+    io.out << "aoe: result file " << result->result_file.string() << "\n";
+    io.out << "aoe: tuned model " << result->tuned_model_file.string() << "\n";
+  }
+  io.out << rep.tuning_name << " process finished. Performance improved by "
+         << fixed(aoe::OpatReport::improvement(rep.baseline_ms(), rep.result_ms()) * 100.0, 2)
+         << "%\n";
+  return rep.count(aoe::OpatOutcome::failed) > 0 ? exit_ops_failed : exit_success;
+}
+
+}  // namespace aoe_tool
