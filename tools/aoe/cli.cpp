@@ -4,7 +4,7 @@
 #include "command.hpp"
 #include "opat_command.hpp"
 #include <aoe/measure/simulator/soc.hpp>
-#include <aoe/search/by_name.hpp>
+#include <aoe/search/search_names.hpp>
 
 #include <CLI/CLI.hpp>
 

@@ -9,6 +9,7 @@
 #include "aoe/search/evolutionary.hpp"
 #include "aoe/search/grid_search.hpp"
 #include "aoe/search/random_search.hpp"
+#include "aoe/search/search_names.hpp"
 #include "aoe/search/simulated_annealing.hpp"
 
 #include <array>
@@ -17,16 +18,6 @@
 #include <string_view>
 
 namespace aoe {
-
-namespace detail {
-inline constexpr std::array<std::string_view, 6> search_names{
-    "grid", "random", "annealing", "evolutionary", "bayesian", "ensemble"};
-}  // namespace detail
-
-/// The names `make_search` accepts, in the order tools list them.
-[[nodiscard]] inline std::span<const std::string_view> search_names() noexcept {
-  return detail::search_names;
-}
 
 /// A search policy, with its default options, by name: one of `search_names()` — "grid"
 /// (GridSearch), "random" (RandomSearch), "annealing" (SimulatedAnnealing<>), "evolutionary"
