@@ -22,6 +22,10 @@ set(AOE_TEST_NON_AREAS support compile_fail package)
 
 set(_aoe_testing_dir "${CMAKE_CURRENT_LIST_DIR}")
 
+# Declarations that mirror AscendCL's public headers (tests/ascend/fake_cann/): the Ascend
+# headers and tests compile against them when AOE_WITH_ASCEND is OFF.
+set(AOE_ASCEND_FAKE_CANN_INCLUDE_DIR "${PROJECT_SOURCE_DIR}/tests/ascend/fake_cann/include")
+
 # ---------------------------------------------------------------------------------------------
 # The doctest main, built once and linked into every test executable.
 function(aoe_add_test_main source)
@@ -59,6 +63,14 @@ function(_aoe_setup_test_target target area tests_dir)
   endif()
   if(AOE_WITH_ASCEND AND TARGET aoe::ascend)
     target_link_libraries(${target} PRIVATE aoe::ascend)
+  endif()
+  if(area STREQUAL "ascend")
+    # The Ascend runner's tests: with AOE_WITH_ASCEND=ON against CANN, otherwise against the
+    # fake toolkit's declarations of AscendCL (they then run on the test double only).
+    target_compile_definitions(${target} PRIVATE AOE_ASCEND_TESTS_REQUIRE_ACL=1)
+    if(NOT AOE_WITH_ASCEND)
+      target_include_directories(${target} SYSTEM PRIVATE "${AOE_ASCEND_FAKE_CANN_INCLUDE_DIR}")
+    endif()
   endif()
 endfunction()
 
@@ -120,7 +132,8 @@ endfunction()
 # and linked into the executable aoe_header_tests, which is part of ALL: a header that does not
 # compile on its own breaks the build, and linking the TUs together catches non-inline
 # definitions in headers (multiple-definition errors). Headers under measure/ascend/ are
-# checked only with AOE_WITH_ASCEND=ON.
+# compiled against CANN with AOE_WITH_ASCEND=ON, otherwise against the fake toolkit's
+# declarations (nothing of AscendCL is linked: no header calls it by itself).
 function(aoe_add_header_tests)
   set(_include_dir "${PROJECT_SOURCE_DIR}/include")
   file(GLOB_RECURSE _headers CONFIGURE_DEPENDS RELATIVE "${_include_dir}"
@@ -131,14 +144,8 @@ function(aoe_add_header_tests)
   list(SORT _headers)
   set(_gen_dir "${CMAKE_CURRENT_BINARY_DIR}/header_tests")
   set(_sources "")
-  set(_needs_ascend FALSE)
+  set(_ascend_sources "")
   foreach(_header IN LISTS _headers)
-    if(_header MATCHES "^aoe/measure/ascend/")
-      if(NOT AOE_WITH_ASCEND)
-        continue()
-      endif()
-      set(_needs_ascend TRUE)
-    endif()
     string(REGEX REPLACE "\\.hpp$" "" _stem "${_header}")
     string(REPLACE "/" "__" _stem "${_stem}")
     set(_tu "${_gen_dir}/${_stem}.cpp")
@@ -149,6 +156,9 @@ function(aoe_add_header_tests)
 #include <@_header@>  // twice: the include guard must work
 ]] @ONLY)
     list(APPEND _sources "${_tu}")
+    if(_header MATCHES "^aoe/measure/ascend/")
+      list(APPEND _ascend_sources "${_tu}")
+    endif()
   endforeach()
   list(LENGTH _sources _count)
   file(CONFIGURE OUTPUT "${_gen_dir}/main.cpp" CONTENT [[
@@ -165,8 +175,11 @@ int main() {
     # Nothing here runs: skip optimisation and debug info (about 15% of the time per TU).
     target_compile_options(aoe_header_tests PRIVATE -O0 -g0)
   endif()
-  if(_needs_ascend)
+  if(AOE_WITH_ASCEND)
     target_link_libraries(aoe_header_tests PRIVATE aoe::ascend)
+  elseif(_ascend_sources)
+    set_source_files_properties(${_ascend_sources} PROPERTIES INCLUDE_DIRECTORIES
+                                                              "${AOE_ASCEND_FAKE_CANN_INCLUDE_DIR}")
   endif()
   add_test(NAME headers.self_contained COMMAND aoe_header_tests)
   set_tests_properties(headers.self_contained PROPERTIES LABELS headers TIMEOUT 30)

@@ -3,6 +3,7 @@
 
 #include "command.hpp"
 #include "opat_command.hpp"
+#include "sgat_command.hpp"
 #include <aoe/measure/simulator/soc.hpp>
 #include <aoe/search/search_names.hpp>
 
@@ -34,19 +35,21 @@ int run(int argc, const char* const* argv, const aoe::GetEnv& getenv, std::ostre
         std::ostream& err, const std::atomic<bool>* stop, bool interactive) {
   CommonOptions opt;
   OpatFlags opat;
+  SgatFlags sgat;
   CLI::App app{
-      "aoe: the Ascend Optimization Engine's operator tuning (OPAT), on the OpenAOE "
-      "simulator. See docs/cli.md.",
+      "aoe: the Ascend Optimization Engine's subgraph (SGAT), operator (OPAT) and gradient "
+      "(GDAT) tuning, on the OpenAOE simulator. See docs/cli.md.",
       "aoe"};
   app.add_option("-m,--model", opt.model, "the model graph (JSON, docs/model_format.md)")
       ->required();
   app.add_option("-j,--job_type", opt.job_type,
-                 "2: operator tuning (OPAT); 1 (SGAT) and 4 (GDAT) are not in this build; "
-                 "default: AOE_MODE");
+                 "1: subgraph tuning (SGAT), 2: operator tuning (OPAT), 4: gradient tuning "
+                 "(GDAT); default: AOE_MODE");
   app.add_option("-f,--framework", opt.framework,
                  "the model's format: json (OpenAOE graph; the default)");
   app.add_option("--soc_version", opt.soc_version, "the SoC to tune for (default Ascend910A)");
   add_opat_options(app, opat);
+  add_sgat_options(app, sgat);
   app.add_option("--tune_optimization_level", opt.optimization_level,
                  "O2 (normal, default) or O1 (high performance: a larger budget)")
       ->check(CLI::IsMember({"O1", "O2"}));
@@ -62,8 +65,8 @@ int run(int argc, const char* const* argv, const aoe::GetEnv& getenv, std::ostre
   }
   app.add_option("--search", opt.search, search_help + " (default evolutionary)");
   app.add_option("--budget", opt.budget,
-                 "evaluations per operator and knowledge kind, without early stop (default: "
-                 "the level's preset, with early stop)")
+                 "evaluations per operator and knowledge kind (OPAT) or per subgraph (SGAT), "
+                 "without early stop (default: the level's preset, with early stop)")
       ->check(CLI::Range(std::size_t{1}, std::size_t{1000000}));
   app.add_option("--seed", opt.seed, "seed of the search policies (default 0)");
   app.add_option("--device", opt.device, "simulator (default) or ascend");
@@ -91,13 +94,7 @@ int run(int argc, const char* const* argv, const aoe::GetEnv& getenv, std::ostre
     }
     opt.job_type = *env->aoe_mode;
   }
-  if (opt.job_type == 1 || opt.job_type == 4) {
-    err << "aoe: --job_type=" << opt.job_type << " ("
-        << (opt.job_type == 1 ? "subgraph tuning, SGAT" : "gradient tuning, GDAT")
-        << ") is not supported by this build yet; use --job_type=2 (operator tuning)\n";
-    return exit_usage;
-  }
-  if (opt.job_type != 2) {
+  if (opt.job_type != 1 && opt.job_type != 2 && opt.job_type != 4) {
     err << "aoe: --job_type=" << opt.job_type
         << ": expected 1 (subgraph), 2 (operator) or 4 (gradient) tuning\n";
     return exit_usage;
@@ -109,9 +106,18 @@ int run(int argc, const char* const* argv, const aoe::GetEnv& getenv, std::ostre
     return exit_usage;
   }
   if (opt.device == "ascend") {
-    err << "aoe: --device=ascend: this build has no Ascend runner (it was built without "
-           "CANN/AscendCL); use --device=simulator\n";
+#if defined(AOE_WITH_ASCEND)
+    if (opt.job_type != 2) {
+      err << "aoe: --device=ascend: only operator tuning (--job_type=2) runs on the NPU; "
+             "subgraph and gradient tuning score their strategies on the simulator\n";
+      return exit_usage;
+    }
+#else
+    err << "aoe: --device=ascend: this build has no Ascend runner; build on a machine with the "
+           "CANN toolkit with cmake -DAOE_WITH_ASCEND=ON (docs/ascend.md), or use "
+           "--device=simulator\n";
     return exit_usage;
+#endif
   }
   if (opt.device != "simulator") {
     err << "aoe: --device=" << opt.device << ": expected simulator or ascend\n";
@@ -130,8 +136,14 @@ int run(int argc, const char* const* argv, const aoe::GetEnv& getenv, std::ostre
     return exit_usage;
   }
 
-  const Io io{.out = out, .err = err, .stop = stop, .interactive = interactive};
-  return run_opat_command(opt, opat, *env, *soc, io);
+  const Io io{.out = out, .err = err, .stop = stop, .interactive = interactive, .getenv = &getenv};
+  switch (opt.job_type) {
+    case 1: return run_sgat_command(opt, sgat, *env, *soc, io);
+    case 4:
+      err << "aoe: --job_type=4 (gradient tuning, GDAT) is not supported by this build yet\n";
+      return exit_usage;
+    default: return run_opat_command(opt, opat, *env, *soc, io);
+  }
 }
 
 }  // namespace aoe_tool

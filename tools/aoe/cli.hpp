@@ -18,6 +18,7 @@ enum ExitCode : int {
   exit_environment = 4,    ///< an environment variable is invalid
   exit_bank = 5,           ///< the knowledge bank or work directory cannot be read or written
   exit_ops_failed = 6,     ///< the job finished but some operators failed ("tuning failed")
+  exit_device = 7,         ///< --device=ascend: the NPU cannot be opened or is busy
   exit_interrupted = 130,  ///< SIGINT/SIGTERM: ended cleanly, "tune tuning incomplete"
 };
 

@@ -5,6 +5,7 @@
 #define AOE_TOOLS_AOE_COMMAND_HPP
 
 #include "cli.hpp"
+#include <aoe/config/environment.hpp>
 
 #include <atomic>
 #include <cstddef>
@@ -39,12 +40,14 @@ struct CommonOptions {
 };
 
 /// Where a job writes: `out` the progress and the last line, `err` the errors. `stop` is set by
-/// the signal handlers; `interactive` turns on the progress bar (stdout is a terminal).
+/// the signal handlers; `interactive` turns on the progress bar (stdout is a terminal);
+/// `getenv` reads the environment (for what aoe::Environment does not hold).
 struct Io {
   std::ostream& out;
   std::ostream& err;
   const std::atomic<bool>* stop = nullptr;
   bool interactive = false;
+  const aoe::GetEnv* getenv = nullptr;
 };
 
 /// `v` with `digits` digits after the point ("3.533").

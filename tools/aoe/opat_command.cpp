@@ -1,6 +1,10 @@
 // `aoe --job_type=2`: OPAT on the simulator, its flags and its progress output (docs/cli.md).
 #include "opat_command.hpp"
 
+#if defined(AOE_WITH_ASCEND)
+#include "ascend_device.hpp"
+#endif
+
 #include <aoe/graph/loader.hpp>
 #include <aoe/jobs/opat_job.hpp>
 #include <aoe/jobs/simulator_backend.hpp>
@@ -139,22 +143,43 @@ int run_opat_command(const CommonOptions& common, const OpatFlags& flags,
 
   aoe::KnowledgeBank bank(
       {.custom_root = env.op_bank_root(), .builtin_root = env.builtin_bank_root()});
+  const bool on_ascend = common.device == "ascend";
   if (verbosity >= 2) {
     io.out << "aoe: OPAT on " << graph->name << " (" << graph->nodes.size() << " nodes), "
-           << common.soc_version << " simulator, search " << common.search << ", "
-           << budget->evaluations << " evaluations per operator, bank "
-           << env.op_bank_root().string() << "\n";
+           << (on_ascend ? std::string("Ascend NPU") : common.soc_version + " simulator")
+           << ", search " << common.search << ", " << budget->evaluations
+           << " evaluations per operator, bank " << env.op_bank_root().string() << "\n";
   }
   aoe::OpatJobResult partial;
-  auto result = aoe::run_opat(*graph, backend, bank, o, &partial);
+  std::string catalogue;  // --device=ascend: the Ascend C kernel catalogue, AOE_ASCEND_KERNELS
+  auto result = [&]() -> aoe::Result<aoe::OpatJobResult> {
+#if defined(AOE_WITH_ASCEND)
+    if (on_ascend) {
+      if (io.getenv != nullptr) catalogue = (*io.getenv)("AOE_ASCEND_KERNELS").value_or("");
+      return run_opat_on_ascend(*graph, bank, o, {.device_id = env.ascend_device_id},
+                                io.getenv != nullptr ? *io.getenv : aoe::process_getenv(), io.out,
+                                &partial);
+    }
+#endif
+    return aoe::run_opat(*graph, backend, bank, o, &partial);
+  }();
   if (bar) io.out << "\n";
   if (!result) {
-    if (result.error().code == aoe::make_error_code(aoe::Errc::interrupted)) {
+    const auto& e = result.error();
+    if (e.code == aoe::make_error_code(aoe::Errc::interrupted)) {
       io.err << "aoe: interrupted; " << partial.result_file.string()
              << " holds the operators tuned so far (tune tuning incomplete)\n";
       return exit_interrupted;
     }
-    io.err << "aoe: " << result.error().message << "\n";
+    io.err << "aoe: " << e.message << "\n";
+    if (on_ascend) {
+      if (!catalogue.empty() && e.message.find(catalogue) != std::string::npos) return exit_input;
+      if (e.code == aoe::make_error_code(aoe::Errc::busy) ||
+          e.code == aoe::make_error_code(aoe::Errc::device_error) ||
+          e.code.category() != aoe::make_error_code(aoe::Errc::busy).category()) {
+        return exit_device;  // the NPU cannot be opened, is busy, or ACL failed
+      }
+    }
     return exit_bank;  // the model is loaded: what fails now is the bank or the work directory
   }
   const auto& rep = result->report;

@@ -232,10 +232,10 @@ template <class Backend>
       const Configuration def = runner->default_configuration();
       const Measurement m0 = runner->evaluate(def);
       if (!m0.ok()) {
-        rep.error = "the default policy fails on the simulator: " + m0.message;
+        rep.error = "the default policy fails on the device: " + m0.message;
         break;
       }
-      if (k == 0) rep.default_us = m0.value * 1e6;
+      if (rep.kinds.empty()) rep.default_us = m0.value * 1e6;
       const TuningKey key = make_bank_key(f.op, kind, options.scope, options.impl_mode);
       auto found = bank.lookup(key);
       if (!found) return found.error();  // a bank that became unreadable: stop the job

@@ -1,0 +1,196 @@
+// AOE's subgraph-tuning result file, aoe_result_sgat_${YYYYMMDD_HHMMSSMS}_${pid}.json, in the
+// schema of seeds/aoe-subgraph-operator-tuning.txt ("Subgraph Tuning Result File"):
+//   {"report_${timestamp}_${tid}": [
+//     {"basic": {"tuning_name", "tuning_time(s)"}},
+//     {"SGAT": {"model_baseline_performance(ms)", "model_performance_improvement",
+//               "model_result_performance(ms)",
+//               "repo_modified_subgraphs": {"add_repo_subgraphs": [...],
+//                                           "update_repo_subgraphs": [...]},
+//               "repo_summary": {"repo_add_num", "repo_hit_num", "repo_reserved_num",
+//                                "repo_unsatisfied_num", "repo_update_num", "total_num"}}}]}
+// each modified subgraph {"performance_after_tune(ms)", "performance_before_tune(ms)",
+// "performance_improvement", "repo_key"}. Rewritten atomically after every tuned subgraph, so
+// it is valid JSON at every moment. While the job runs and after an interruption the file has
+// no tuning time, result or improvement, and says "sgat_tuning_result": "tune tuning
+// incomplete" (OPAT's wording); subgraphs that could not be timed are listed in
+// "tuning_failed_subgraphs" with "sgat_tuning_result": "tuning failed". A finished, successful
+// job's file has exactly the seed's fields.
+#ifndef AOE_JOBS_SGAT_SGAT_REPORT_HPP
+#define AOE_JOBS_SGAT_SGAT_REPORT_HPP
+
+#include "aoe/core/error.hpp"
+#include "aoe/jobs/opat_report.hpp"
+#include "aoe/repo/knowledge_bank.hpp"
+
+#include <boost/json/array.hpp>
+#include <boost/json/object.hpp>
+#include <boost/json/serialize.hpp>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace aoe {
+
+/// How a subgraph's tuning ended (AOE's repo_summary categories).
+enum class SgatOutcome : std::uint8_t {
+  hit,          ///< in the bank; its strategy used, not re-tuned
+  add,          ///< new, faster than the untuned graph: written
+  update,       ///< in the bank, re-tuned (REPEAT_TUNE), faster than the stored one: written
+  reserved,     ///< in the bank, re-tuned, not faster: the bank's strategy kept
+  unsatisfied,  ///< new, nothing faster than the untuned graph found
+  failed,       ///< could not be timed (an operator the simulator has no model for)
+};
+
+[[nodiscard]] constexpr std::string_view to_string(SgatOutcome o) noexcept {
+  switch (o) {
+    case SgatOutcome::hit: return "hit";
+    case SgatOutcome::add: return "add";
+    case SgatOutcome::update: return "update";
+    case SgatOutcome::reserved: return "reserved";
+    case SgatOutcome::unsatisfied: return "unsatisfied";
+    case SgatOutcome::failed: return "failed";
+  }
+  return "failed";
+}
+
+/// One subgraph of the job.
+struct SgatSubgraphReport {
+  std::size_t index = 0;
+  std::string name;
+  std::string repo_key;
+  SgatOutcome outcome = SgatOutcome::unsatisfied;
+  double default_ms = 0;  ///< the untuned graph's strategy
+  double before_ms = 0;   ///< what tuning started from: the untuned, or the bank's, strategy
+  double after_ms = 0;    ///< the strategy in use after the job
+  std::size_t evaluations = 0;
+  std::string strategy;  ///< the strategy in use, "cut=2, l2_optimize=1, ..."
+  std::string error;     ///< why it failed
+  [[nodiscard]] bool failed() const noexcept { return outcome == SgatOutcome::failed; }
+};
+
+/// The state of a job's report; `to_json` turns it into AOE's file.
+struct SgatReport {
+  std::string tuning_name;
+  std::string timestamp;  ///< YYYYMMDD_HHMMSSMS
+  long tid = 0;
+  double tuning_seconds = 0;
+  bool finished = false;  ///< false while running and after an interruption
+  bool interrupted = false;
+  double baseline_ms = 0;  ///< the whole model untuned (every subgraph that can be timed)
+  std::vector<SgatSubgraphReport> subgraphs;  ///< those done so far, in model order
+
+  [[nodiscard]] std::size_t count(SgatOutcome o) const {
+    std::size_t n = 0;
+    for (const auto& s : subgraphs) n += s.outcome == o ? 1 : 0;
+    return n;
+  }
+  /// Subgraphs accounted in repo_summary (the failed ones are not).
+  [[nodiscard]] std::size_t total() const { return subgraphs.size() - count(SgatOutcome::failed); }
+  /// The model with the strategies in use: the baseline less what each subgraph saved.
+  [[nodiscard]] double result_ms() const {
+    double r = baseline_ms;
+    for (const auto& s : subgraphs) {
+      if (!s.failed()) r -= s.default_ms - s.after_ms;
+    }
+    return r;
+  }
+  /// AOE's improvement: before / after - 1 (the seed: 5.58434 ms -> 3.573203 ms is "56.28%").
+  [[nodiscard]] static double improvement(double before, double after) {
+    return after > 0 ? before / after - 1.0 : 0.0;
+  }
+  [[nodiscard]] bool complete() const noexcept { return finished && !interrupted; }
+  [[nodiscard]] std::string status_text() const {
+    if (!complete()) return "tune tuning incomplete";
+    return count(SgatOutcome::failed) > 0 ? "tuning failed" : "tuning successful";
+  }
+};
+
+/// A percentage with two decimals, truncated as AOE prints them: the seed's 5.600486 ms ->
+/// 3.610442 ms is "55.11%" (55.119...), 4.58434 -> 2.573203 is "78.15%" (78.157...).
+[[nodiscard]] inline std::string sgat_percent(double fraction) {
+  const double hundredths = std::trunc(fraction * 10000.0 + (fraction >= 0 ? 1e-7 : -1e-7));
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.2f%%", hundredths / 100.0);
+  return buffer;
+}
+
+/// The report as AOE's JSON.
+[[nodiscard]] inline boost::json::object to_json(const SgatReport& r) {
+  using boost::json::array;
+  using boost::json::object;
+  object basic;
+  basic["tuning_name"] = r.tuning_name;
+  if (r.complete()) {
+    basic["tuning_time(s)"] = static_cast<std::int64_t>(std::llround(r.tuning_seconds));
+  }
+  object sgat;
+  sgat["model_baseline_performance(ms)"] = detail::round6(r.baseline_ms);
+  if (r.complete()) {
+    sgat["model_performance_improvement"] =
+        sgat_percent(SgatReport::improvement(r.baseline_ms, r.result_ms()));
+    sgat["model_result_performance(ms)"] = detail::round6(r.result_ms());
+  }
+  array added;
+  array updated;
+  for (const auto& s : r.subgraphs) {
+    if (s.outcome != SgatOutcome::add && s.outcome != SgatOutcome::update) continue;
+    object o;
+    o["performance_after_tune(ms)"] = detail::round6(s.after_ms);
+    o["performance_before_tune(ms)"] = detail::round6(s.before_ms);
+    o["performance_improvement"] = sgat_percent(SgatReport::improvement(s.before_ms, s.after_ms));
+    o["repo_key"] = s.repo_key;
+    (s.outcome == SgatOutcome::add ? added : updated).push_back(std::move(o));
+  }
+  object modified;
+  modified["add_repo_subgraphs"] = std::move(added);
+  modified["update_repo_subgraphs"] = std::move(updated);
+  sgat["repo_modified_subgraphs"] = std::move(modified);
+  object summary;
+  summary["repo_add_num"] = static_cast<std::int64_t>(r.count(SgatOutcome::add));
+  summary["repo_hit_num"] = static_cast<std::int64_t>(r.count(SgatOutcome::hit));
+  summary["repo_reserved_num"] = static_cast<std::int64_t>(r.count(SgatOutcome::reserved));
+  summary["repo_unsatisfied_num"] = static_cast<std::int64_t>(r.count(SgatOutcome::unsatisfied));
+  summary["repo_update_num"] = static_cast<std::int64_t>(r.count(SgatOutcome::update));
+  summary["total_num"] = static_cast<std::int64_t>(r.total());
+  sgat["repo_summary"] = std::move(summary);
+  if (r.status_text() != "tuning successful") sgat["sgat_tuning_result"] = r.status_text();
+  array failed;
+  for (const auto& s : r.subgraphs) {
+    if (s.failed()) failed.push_back(boost::json::string(s.name));
+  }
+  if (!failed.empty()) sgat["tuning_failed_subgraphs"] = std::move(failed);
+
+  array entries;
+  object b;
+  b["basic"] = std::move(basic);
+  entries.push_back(std::move(b));
+  object o;
+  o["SGAT"] = std::move(sgat);
+  entries.push_back(std::move(o));
+  object root;
+  root["report_" + r.timestamp + "_" + std::to_string(r.tid)] = std::move(entries);
+  return root;
+}
+
+/// The result file's name: aoe_result_sgat_${timestamp}_${pid}.json.
+[[nodiscard]] inline std::string sgat_result_file_name(const std::string& timestamp) {
+  return "aoe_result_sgat_" + timestamp + "_" + std::to_string(::getpid()) + ".json";
+}
+
+/// Writes the report to `file` atomically: valid JSON at every moment. `durable` adds the
+/// fsyncs (the final write of a job).
+[[nodiscard]] inline Result<void> write_report(const SgatReport& r,
+                                               const std::filesystem::path& file,
+                                               bool durable = true) {
+  return KnowledgeBank::write_atomically(file, boost::json::serialize(to_json(r)) + "\n", durable);
+}
+
+}  // namespace aoe
+
+#endif  // AOE_JOBS_SGAT_SGAT_REPORT_HPP

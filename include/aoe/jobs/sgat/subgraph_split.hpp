@@ -1,0 +1,156 @@
+// SGAT's split of a model into subgraphs (docs/sgat.md#the-split-rule): the graph is cut, in
+// node order, after a node where exactly one tensor produced so far is still needed later and
+// that tensor has two or more consumers: the start of a residual block (ResNet) or of a
+// transformer sub-layer (BERT), where the whole state of the network is one tensor. A subgraph
+// that reaches `max_kernels` operators without such a point is cut at the next position that
+// splits no fused operator. Deterministic: the same graph always gives the same subgraphs.
+#ifndef AOE_JOBS_SGAT_SUBGRAPH_SPLIT_HPP
+#define AOE_JOBS_SGAT_SUBGRAPH_SPLIT_HPP
+
+#include "aoe/graph/fusion.hpp"
+#include "aoe/graph/graph.hpp"
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace aoe {
+
+/// One subgraph: a contiguous range of the graph's nodes (in topological order).
+struct Subgraph {
+  std::size_t index = 0;    ///< position in the model, 0-based
+  std::size_t begin = 0;    ///< first node (index into Graph::nodes)
+  std::size_t end = 0;      ///< one past the last node
+  std::size_t kernels = 0;  ///< nodes that run a kernel (not layout-only)
+  /// "<first kernel node>..<last kernel node>", for progress lines and reports.
+  std::string name;
+};
+
+/// Bounds of the split. Aggregate: `aoe::SplitOptions{.max_kernels = 24}`.
+struct SplitOptions {
+  /// A cut point is taken only once the subgraph holds this many kernels, so that a fork right
+  /// after the previous cut does not make a subgraph of one operator.
+  std::size_t min_kernels = 2;
+  /// A subgraph that reaches this many kernels without a cut point is cut anyway (at the next
+  /// position that splits no fused operator), bounding the strategy space of each subgraph.
+  std::size_t max_kernels = 32;
+};
+
+namespace detail {
+
+/// For each position p (a cut after node p), the number of produced tensors live across it
+/// and, when that number is 1, which one (the XOR of the live tensors' ids).
+struct SgatLiveness {
+  std::vector<std::size_t> count;
+  std::vector<std::size_t> tensor;  ///< valid where count == 1
+  std::vector<std::string> names;   ///< tensor id -> name
+  std::vector<std::size_t> consumers;
+};
+
+inline SgatLiveness sgat_liveness(const Graph& g) {
+  const std::size_t n = g.nodes.size();
+  SgatLiveness l;
+  std::map<std::string, std::size_t> id;
+  std::vector<std::size_t> producer;
+  std::vector<std::size_t> last_use;
+  for (std::size_t i = 0; i < n; ++i) {
+    for (const auto& o : g.nodes[i].outputs) {
+      id.emplace(o.name, l.names.size());
+      l.names.push_back(o.name);
+      producer.push_back(i);
+      last_use.push_back(i);
+      l.consumers.push_back(0);
+    }
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    for (const auto& in : g.nodes[i].inputs) {
+      const auto it = id.find(in.name);
+      if (it == id.end()) continue;  // a graph input (data or weight): always available
+      last_use[it->second] = std::max(last_use[it->second], i);
+      ++l.consumers[it->second];
+    }
+  }
+  // Difference arrays: tensor t is live across the cuts producer(t) .. last_use(t) - 1.
+  std::vector<std::ptrdiff_t> dcount(n + 1, 0);
+  std::vector<std::size_t> dxor(n + 1, 0);
+  for (std::size_t t = 0; t < producer.size(); ++t) {
+    if (last_use[t] <= producer[t]) continue;
+    ++dcount[producer[t]];
+    --dcount[last_use[t]];
+    dxor[producer[t]] ^= t;
+    dxor[last_use[t]] ^= t;
+  }
+  l.count.assign(n, 0);
+  l.tensor.assign(n, 0);
+  std::ptrdiff_t c = 0;
+  std::size_t x = 0;
+  for (std::size_t p = 0; p < n; ++p) {
+    c += dcount[p];
+    x ^= dxor[p];
+    l.count[p] = static_cast<std::size_t>(c);
+    l.tensor[p] = x;
+  }
+  return l;
+}
+
+}  // namespace detail
+
+/// Splits `g` into subgraphs by the rule above. Every node belongs to exactly one subgraph;
+/// a subgraph has at least one kernel (a trailing run of layout-only nodes joins the last).
+[[nodiscard]] inline std::vector<Subgraph> split_subgraphs(const Graph& g,
+                                                           const SplitOptions& options = {}) {
+  const std::size_t n = g.nodes.size();
+  std::vector<Subgraph> out;
+  if (n == 0) return out;
+  const auto live = detail::sgat_liveness(g);
+  // A position straddled by a fused operator (OPAT's fusion) is never a cut.
+  std::vector<bool> straddled(n, false);
+  for (const auto& f : fuse(g)) {
+    const auto [lo, hi] = std::minmax_element(f.nodes.begin(), f.nodes.end());
+    for (std::size_t p = *lo; p < *hi; ++p) straddled[p] = true;
+  }
+  const std::size_t max_kernels = std::max<std::size_t>(1, options.max_kernels);
+  std::size_t start = 0;
+  std::size_t kernels = 0;
+  const auto close = [&](std::size_t last) {
+    Subgraph s;
+    s.index = out.size();
+    s.begin = start;
+    s.end = last + 1;
+    s.kernels = kernels;
+    out.push_back(s);
+    start = last + 1;
+    kernels = 0;
+  };
+  for (std::size_t p = 0; p < n; ++p) {
+    if (!is_layout_only(g.nodes[p].type)) ++kernels;
+    if (p + 1 == n) break;
+    const bool fork = live.count[p] == 1 && live.consumers[live.tensor[p]] >= 2;
+    if (straddled[p] || kernels == 0) continue;
+    if ((fork && kernels >= options.min_kernels) || kernels >= max_kernels) close(p);
+  }
+  if (kernels == 0 && !out.empty()) {
+    out.back().end = n;  // only layout-only nodes are left: they join the last subgraph
+  } else {
+    close(n - 1);
+  }
+  for (auto& s : out) {
+    std::size_t first = s.end;
+    std::size_t last = s.begin;
+    for (std::size_t i = s.begin; i < s.end; ++i) {
+      if (is_layout_only(g.nodes[i].type)) continue;
+      first = std::min(first, i);
+      last = i;
+    }
+    if (first == s.end) first = last = s.begin;
+    s.name = g.nodes[first].name + (first == last ? "" : ".." + g.nodes[last].name);
+  }
+  return out;
+}
+
+}  // namespace aoe
+
+#endif  // AOE_JOBS_SGAT_SUBGRAPH_SPLIT_HPP
