@@ -2,6 +2,7 @@
 #include "cli.hpp"
 
 #include "command.hpp"
+#include "gdat_command.hpp"
 #include "opat_command.hpp"
 #include "sgat_command.hpp"
 #include <aoe/measure/simulator/soc.hpp>
@@ -36,12 +37,14 @@ int run(int argc, const char* const* argv, const aoe::GetEnv& getenv, std::ostre
   CommonOptions opt;
   OpatFlags opat;
   SgatFlags sgat;
+  GdatFlags gdat;
   CLI::App app{
       "aoe: the Ascend Optimization Engine's subgraph (SGAT), operator (OPAT) and gradient "
       "(GDAT) tuning, on the OpenAOE simulator. See docs/cli.md.",
       "aoe"};
-  app.add_option("-m,--model", opt.model, "the model graph (JSON, docs/model_format.md)")
-      ->required();
+  app.add_option("-m,--model", opt.model,
+                 "the model graph (JSON, docs/model_format.md); GDAT: or a gradient profile "
+                 "(docs/gdat.md)");
   app.add_option("-j,--job_type", opt.job_type,
                  "1: subgraph tuning (SGAT), 2: operator tuning (OPAT), 4: gradient tuning "
                  "(GDAT); default: AOE_MODE");
@@ -50,6 +53,7 @@ int run(int argc, const char* const* argv, const aoe::GetEnv& getenv, std::ostre
   app.add_option("--soc_version", opt.soc_version, "the SoC to tune for (default Ascend910A)");
   add_opat_options(app, opat);
   add_sgat_options(app, sgat);
+  add_gdat_options(app, gdat);
   app.add_option("--tune_optimization_level", opt.optimization_level,
                  "O2 (normal, default) or O1 (high performance: a larger budget)")
       ->check(CLI::IsMember({"O1", "O2"}));
@@ -65,8 +69,9 @@ int run(int argc, const char* const* argv, const aoe::GetEnv& getenv, std::ostre
   }
   app.add_option("--search", opt.search, search_help + " (default evolutionary)");
   app.add_option("--budget", opt.budget,
-                 "evaluations per operator and knowledge kind (OPAT) or per subgraph (SGAT), "
-                 "without early stop (default: the level's preset, with early stop)")
+                 "evaluations per operator and knowledge kind (OPAT), per subgraph (SGAT) or "
+                 "split evaluations (GDAT), without early stop (default: the level's preset, with "
+                 "early stop)")
       ->check(CLI::Range(std::size_t{1}, std::size_t{1000000}));
   app.add_option("--seed", opt.seed, "seed of the search policies (default 0)");
   app.add_option("--device", opt.device, "simulator (default) or ascend");
@@ -97,6 +102,10 @@ int run(int argc, const char* const* argv, const aoe::GetEnv& getenv, std::ostre
   if (opt.job_type != 1 && opt.job_type != 2 && opt.job_type != 4) {
     err << "aoe: --job_type=" << opt.job_type
         << ": expected 1 (subgraph), 2 (operator) or 4 (gradient) tuning\n";
+    return exit_usage;
+  }
+  if (opt.model.empty() && !(opt.job_type == 4 && !gdat.gradient_profile.empty())) {
+    err << "aoe: --model is required (gradient tuning takes --gradient_profile instead)\n";
     return exit_usage;
   }
   if (opt.framework != "json") {
@@ -139,9 +148,7 @@ int run(int argc, const char* const* argv, const aoe::GetEnv& getenv, std::ostre
   const Io io{.out = out, .err = err, .stop = stop, .interactive = interactive, .getenv = &getenv};
   switch (opt.job_type) {
     case 1: return run_sgat_command(opt, sgat, *env, *soc, io);
-    case 4:
-      err << "aoe: --job_type=4 (gradient tuning, GDAT) is not supported by this build yet\n";
-      return exit_usage;
+    case 4: return run_gdat_command(opt, gdat, *env, *soc, io);
     default: return run_opat_command(opt, opat, *env, *soc, io);
   }
 }

@@ -1,0 +1,149 @@
+// Reading GDAT's input files (gradient profiles, clusters): the text of a file, JSON with
+// line:column on syntax errors, and numbers checked with messages that name the file, the JSON
+// pointer and what was expected.
+#ifndef AOE_JOBS_GDAT_DETAIL_JSON_INPUT_HPP
+#define AOE_JOBS_GDAT_DETAIL_JSON_INPUT_HPP
+
+#include "aoe/core/error.hpp"
+
+#include <boost/json/stream_parser.hpp>
+#include <boost/json/value.hpp>
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <string_view>
+
+namespace aoe::gdat::detail {
+
+/// The whole text of `file`; `what` says what the file should be, for the message.
+[[nodiscard]] inline Result<std::string> read_text(const std::filesystem::path& file,
+                                                   std::string_view what) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) {
+    return make_error(Errc::not_found, file.string() + ": cannot open the file (expected " +
+                                           std::string(what) + ")");
+  }
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+/// Parses JSON text; a syntax error names `source:line:column`.
+[[nodiscard]] inline Result<boost::json::value> parse_json(std::string_view text,
+                                                           std::string_view source) {
+  boost::json::stream_parser p;
+  boost::system::error_code ec;
+  const std::size_t used = p.write(text.data(), text.size(), ec);
+  if (!ec) p.finish(ec);
+  if (ec) {
+    const std::size_t at = used < text.size() ? used : text.size();
+    std::size_t line = 1;
+    std::size_t column = 1;
+    for (std::size_t i = 0; i < at; ++i) {
+      if (text[i] == '\n') {
+        ++line;
+        column = 1;
+      } else {
+        ++column;
+      }
+    }
+    return make_error(Errc::parse_error,
+                      std::string(source) + ":" + std::to_string(line) + ":" +
+                          std::to_string(column) + ": expected well-formed JSON (" + ec.message() +
+                          (at >= text.size() ? "; the file looks truncated" : "") + ")");
+  }
+  return p.release();
+}
+
+/// Errors of one input file: "<source>: <pointer>: <what>".
+class InputErrors {
+ public:
+  explicit InputErrors(std::string source) : source_(std::move(source)) {}
+
+  [[nodiscard]] ErrorInfo fail(Errc e, const std::string& pointer, const std::string& what) const {
+    return make_error(
+        e, source_ + ": " + (pointer.empty() ? std::string("/") : pointer) + ": " + what);
+  }
+
+  /// The format_version member: absent or 1.
+  [[nodiscard]] Result<void> check_version(const boost::json::object& o) const {
+    const auto* v = o.if_contains("format_version");
+    if (v == nullptr) return {};
+    if (!v->is_int64())
+      return fail(Errc::schema_error, "/format_version", "expected the integer 1");
+    if (v->as_int64() != 1) {
+      return fail(Errc::unsupported_version, "/format_version",
+                  "expected 1, found " + std::to_string(v->as_int64()) +
+                      " (this build reads format version 1)");
+    }
+    return {};
+  }
+
+  /// A finite number >= `lo` (> `lo` when `strict`); absent: `fallback`, or an error when
+  /// there is none. `unit` completes "expected a ... number of <unit>".
+  [[nodiscard]] Result<double> number(const boost::json::object& o, std::string_view key,
+                                      const std::string& pointer, std::optional<double> fallback,
+                                      double lo, bool strict, std::string_view unit) const {
+    const std::string ptr = pointer + "/" + std::string(key);
+    const std::string expected = std::string(strict ? "a positive" : "a non-negative") + " number" +
+                                 (unit.empty() ? "" : " of " + std::string(unit));
+    const auto* v = o.if_contains(key);
+    if (v == nullptr) {
+      if (fallback) return *fallback;
+      return fail(Errc::schema_error, ptr, "missing; expected " + expected);
+    }
+    if (!v->is_number()) return fail(Errc::schema_error, ptr, "expected " + expected);
+    const double x = v->to_number<double>();
+    if (!std::isfinite(x) || x < lo || (strict && x <= lo)) {
+      std::ostringstream found;
+      found << x;
+      return fail(Errc::schema_error, ptr, "expected " + expected + ", found " + found.str());
+    }
+    return x;
+  }
+
+  /// An integer >= `lo`; absent: `fallback`, or an error when there is none.
+  [[nodiscard]] Result<std::int64_t> integer(const boost::json::object& o, std::string_view key,
+                                             const std::string& pointer,
+                                             std::optional<std::int64_t> fallback, std::int64_t lo,
+                                             std::string_view what) const {
+    const std::string ptr = pointer + "/" + std::string(key);
+    const std::string expected = "an integer >= " + std::to_string(lo) +
+                                 (what.empty() ? "" : " (" + std::string(what) + ")");
+    const auto* v = o.if_contains(key);
+    if (v == nullptr) {
+      if (fallback) return *fallback;
+      return fail(Errc::schema_error, ptr, "missing; expected " + expected);
+    }
+    std::optional<std::int64_t> n;
+    if (v->is_int64()) n = v->as_int64();
+    if (v->is_uint64() && v->as_uint64() <= 0x7FFFFFFFFFFFFFFFULL) {
+      n = static_cast<std::int64_t>(v->as_uint64());
+    }
+    if (v->is_double() && std::trunc(v->as_double()) == v->as_double() &&
+        std::fabs(v->as_double()) < 9e15) {
+      n = static_cast<std::int64_t>(v->as_double());
+    }
+    if (!n) return fail(Errc::schema_error, ptr, "expected " + expected);
+    if (*n < lo) {
+      return fail(Errc::schema_error, ptr,
+                  "expected " + expected + ", found " + std::to_string(*n));
+    }
+    return *n;
+  }
+
+  [[nodiscard]] const std::string& source() const noexcept { return source_; }
+
+ private:
+  std::string source_;
+};
+
+}  // namespace aoe::gdat::detail
+
+#endif  // AOE_JOBS_GDAT_DETAIL_JSON_INPUT_HPP

@@ -1,0 +1,224 @@
+// `aoe --job_type=4`: GDAT on a modelled cluster, its flags and its output (docs/gdat.md).
+#include "gdat_command.hpp"
+
+#include <aoe/graph/loader.hpp>
+#include <aoe/jobs/gdat/backward_derivation.hpp>
+#include <aoe/jobs/gdat/cluster_loader.hpp>
+#include <aoe/jobs/gdat/profile_loader.hpp>
+#include <aoe/jobs/gdat_job.hpp>
+
+#include <CLI/App.hpp>
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace aoe_tool {
+
+namespace {
+
+/// The cluster: the --cluster file (or the defaults) with the flags applied.
+aoe::Result<aoe::gdat::Cluster> make_cluster(const GdatFlags& f, int& exit_code) {
+  aoe::gdat::Cluster c;
+  if (!f.cluster.empty()) {
+    auto loaded = aoe::gdat::load_cluster(f.cluster);
+    if (!loaded) {
+      exit_code = exit_input;
+      return loaded.error();
+    }
+    c = *loaded;
+  }
+  exit_code = exit_usage;
+  if (f.devices) c.devices = *f.devices;
+  if (f.devices_per_server) c.devices_per_server = *f.devices_per_server;
+  if (f.topology) {
+    const auto t = aoe::gdat::topology_from_string(*f.topology);
+    if (!t) {
+      return aoe::make_error(aoe::Errc::invalid_argument,
+                             "--topology=" + *f.topology + ": expected ring or two_level");
+    }
+    c.topology = *t;
+  }
+  if (f.intra_bandwidth) c.intra_server.bandwidth = *f.intra_bandwidth * 1e9;
+  if (f.intra_latency) c.intra_server.latency = *f.intra_latency * 1e-6;
+  if (f.inter_bandwidth) c.inter_server.bandwidth = *f.inter_bandwidth * 1e9;
+  if (f.inter_latency) c.inter_server.latency = *f.inter_latency * 1e-6;
+  if (f.allreduce_overhead) c.allreduce_overhead = *f.allreduce_overhead * 1e-6;
+  if (auto ok = c.validate(); !ok) return ok.error();
+  return c;
+}
+
+/// The training model: --gradient_profile, else --model (a gradient profile or a model graph
+/// whose backward pass is derived on the simulator).
+aoe::Result<aoe::gdat::GradientProfile> load_input(const CommonOptions& common, const GdatFlags& f,
+                                                   const aoe::sim::Soc& soc) {
+  if (!f.gradient_profile.empty()) return aoe::gdat::load_gradient_profile(f.gradient_profile);
+  auto text = aoe::gdat::detail::read_text(
+      common.model, "a model graph (docs/model_format.md) or a gradient profile (docs/gdat.md)");
+  if (!text) return text.error();
+  auto json = aoe::gdat::detail::parse_json(*text, common.model);
+  if (!json) return json.error();
+  if (aoe::gdat::looks_like_gradient_profile(*json)) {
+    return aoe::gdat::read_gradient_profile(*json, common.model);
+  }
+  auto graph = aoe::parse_graph(*text, common.model);
+  if (!graph) return graph.error();
+  return aoe::gdat::derive_gradient_profile(*graph, soc);
+}
+
+std::string list(const std::vector<double>& v) {
+  std::string out;
+  for (const auto x : v) out += (out.empty() ? "" : ", ") + fixed(x, 2);
+  return "[" + out + "]";
+}
+
+std::string list(const aoe::gdat::SplitStrategy& s) {
+  std::string out;
+  for (const auto e : s.ends) out += (out.empty() ? "" : ", ") + std::to_string(e);
+  return "[" + out + "]";
+}
+
+}  // namespace
+
+void add_gdat_options(CLI::App& app, GdatFlags& flags) {
+  app.add_option("--gradient_profile", flags.gradient_profile,
+                 "GDAT: a gradient profile (JSON, docs/gdat.md) to tune instead of --model's "
+                 "graph");
+  app.add_option("--cluster", flags.cluster,
+                 "GDAT: the cluster (JSON, docs/gdat.md); the flags below override it");
+  app.add_option("--devices", flags.devices, "GDAT: data-parallel devices (default 8)");
+  app.add_option("--devices_per_server", flags.devices_per_server,
+                 "GDAT: devices in one server (default 8)");
+  app.add_option("--topology", flags.topology,
+                 "GDAT: all-reduce over the devices: two_level (default) or ring");
+  app.add_option("--intra_bandwidth", flags.intra_bandwidth,
+                 "GDAT: GB/s per device inside a server (default 30)");
+  app.add_option("--intra_latency", flags.intra_latency,
+                 "GDAT: us per message inside a server (default 2)");
+  app.add_option("--inter_bandwidth", flags.inter_bandwidth,
+                 "GDAT: GB/s per device between servers (default 12.5)");
+  app.add_option("--inter_latency", flags.inter_latency,
+                 "GDAT: us per message between servers (default 10)");
+  app.add_option("--allreduce_overhead", flags.allreduce_overhead,
+                 "GDAT: fixed us per all-reduce (default 20)");
+  app.add_option("--segments", flags.segments,
+                 "GDAT: the most all-reduce segments, 1 to 8 (default 8)");
+  app.add_flag("--gdat_exact", flags.exact,
+               "GDAT: keep the dynamic programme's optimum when it beats the search's split");
+}
+
+int run_gdat_command(const CommonOptions& common, const GdatFlags& flags,
+                     const aoe::Environment& env, const aoe::sim::Soc& soc, const Io& io) {
+  if (flags.segments < 1 || flags.segments > static_cast<int>(aoe::gdat::max_split_segments)) {
+    io.err << "aoe: --segments=" << flags.segments
+           << ": expected 1 to 8 (HCCL splits the gradients into at most 8 segments)\n";
+    return exit_usage;
+  }
+  if (auto s = aoe::make_gdat_search(common.search); !s) {
+    io.err << "aoe: --search: " << s.error().message << "\n";
+    return exit_usage;
+  }
+  auto budget = aoe::gdat_budget_preset(common.optimization_level);
+  if (!budget) {
+    io.err << "aoe: " << budget.error().message << "\n";
+    return exit_usage;
+  }
+  if (common.budget > 0) {
+    budget->evaluations = common.budget;  // exactly: no early stop before the budget
+    budget->patience = common.budget;
+  }
+  int cluster_exit = exit_usage;
+  auto cluster = make_cluster(flags, cluster_exit);
+  if (!cluster) {
+    io.err << "aoe: " << cluster.error().message << "\n";
+    return cluster_exit;
+  }
+  if (flags.gradient_profile.empty() && common.model.empty()) {
+    io.err << "aoe: GDAT needs a training model: --model (a model graph or a gradient profile) "
+              "or --gradient_profile\n";
+    return exit_usage;
+  }
+  const int verbosity = common.verbosity();
+  if (!flags.gradient_profile.empty() && !common.model.empty() && verbosity >= 1) {
+    io.out << "aoe: --gradient_profile given: tuning " << flags.gradient_profile
+           << "; --model is not read\n";
+  }
+  auto profile = load_input(common, flags, soc);
+  if (!profile) {
+    io.err << "aoe: " << profile.error().message << "\n";
+    return exit_input;
+  }
+
+  aoe::gdat::GradientFusionBank bank(env.graph_bank_root(), common.soc_version);
+  const bool bar = io.interactive && common.progress_bar == "on";
+  aoe::GdatOptions o{.max_segments = static_cast<std::size_t>(flags.segments),
+                     .search = common.search,
+                     .budget = *budget,
+                     .seed = common.seed,
+                     .repeat_tune = env.repeat_tune,
+                     .exact = flags.exact,
+                     .result_dir = env.work_path(),
+                     .stop = io.stop};
+  if (bar) {
+    o.on_progress = [&](std::size_t done, std::size_t count) {
+      draw_progress(io.out, done, count, "split search");
+    };
+  }
+  const auto& c = *cluster;
+  if (verbosity >= 2) {
+    io.out << "aoe: GDAT on " << profile->name << " (" << profile->gradients.size()
+           << " gradients, " << fixed(static_cast<double>(profile->total_bytes()) / 1e6, 3)
+           << " MB), " << c.devices << " devices (" << c.servers() << " x " << c.server_size()
+           << ", " << aoe::gdat::to_string(c.topology) << "), at most " << flags.segments
+           << " segments, search " << common.search << ", " << budget->evaluations
+           << " evaluations, bank " << bank.file().string() << "\n";
+  }
+  aoe::GdatJobResult partial;
+  auto result = aoe::run_gdat(*profile, c, bank, o, &partial);
+  if (bar) io.out << "\n";
+  if (!result) {
+    if (result.error().code == aoe::make_error_code(aoe::Errc::interrupted)) {
+      io.err << "aoe: interrupted; " << partial.result_file.string()
+             << " holds the job so far (tune tuning incomplete)\n";
+      return exit_interrupted;
+    }
+    io.err << "aoe: " << result.error().message << "\n";
+    // The inputs are checked: what fails now is the bank or the work directory.
+    return result.error().code == aoe::make_error_code(aoe::Errc::invalid_argument) ? exit_usage
+                                                                                    : exit_bank;
+  }
+  const auto& rep = result->report;
+  const auto ms = [](double s) { return fixed(s * 1e3, 3) + " ms"; };
+  if (verbosity >= 2) {
+    io.out << "[1/3] default split " << rep.baseline.split.to_string() << " "
+           << list(rep.baseline.by_size) << ": " << ms(rep.baseline.seconds) << std::endl;
+    io.out << "[2/3] dynamic programme optimum " << rep.optimum.split.to_string() << ": "
+           << ms(rep.optimum.seconds) << std::endl;
+    io.out << "[3/3] ";
+    if (rep.search_best) {
+      io.out << "search (" << rep.search_policy << ", " << rep.evaluations << " evaluations) "
+             << rep.search_best->split.to_string() << ": " << ms(rep.search_best->seconds)
+             << ", gap " << fixed(rep.gap(rep.search_best->seconds) * 100.0, 2) << "%";
+    } else {
+      io.out << "bank hit, no search";
+    }
+    io.out << std::endl;
+  }
+  if (verbosity >= 1) {
+    io.out << "aoe: split " << rep.result->split.to_string() << " from " << rep.strategy_source
+           << " (bank " << aoe::to_string(*rep.outcome) << "): iteration "
+           << ms(rep.baseline.seconds) << " -> " << ms(rep.result->seconds) << ", optimum "
+           << ms(rep.optimum.seconds) << ", gap " << fixed(rep.gap(rep.result->seconds) * 100.0, 2)
+           << "%\n";
+    io.out << "aoe: set_split_strategy_by_idx(" << list(rep.result->split) << ")\n";
+    io.out << "aoe: set_split_strategy_by_size(" << list(rep.result->by_size) << ")\n";
+    io.out << "aoe: result file " << result->result_file.string() << "\n";
+  }
+  io.out << rep.tuning_name << " process finished. Performance improved by "
+         << fixed(aoe::GdatReport::improvement(rep.baseline.seconds, rep.result->seconds) * 100.0,
+                  2)
+         << "%\n";
+  return exit_success;
+}
+
+}  // namespace aoe_tool
