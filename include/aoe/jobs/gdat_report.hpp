@@ -7,6 +7,7 @@
 #define AOE_JOBS_GDAT_REPORT_HPP
 
 #include "aoe/core/error.hpp"
+#include "aoe/jobs/detail/result_file.hpp"
 #include "aoe/jobs/gdat/cluster.hpp"
 #include "aoe/jobs/gdat/iteration_model.hpp"
 #include "aoe/jobs/gdat/split_strategy.hpp"
@@ -188,26 +189,14 @@ inline boost::json::object gdat_split_json(const GdatSplit& s) {
   if (r.outcome && (*r.outcome == GdatOutcome::add || *r.outcome == GdatOutcome::update)) {
     g["update_mode"] = std::string(to_string(*r.outcome));
   }
-  object summary;
-  summary["repo_add_num"] = static_cast<std::int64_t>(r.count(GdatOutcome::add));
-  summary["repo_hit_num"] = static_cast<std::int64_t>(r.count(GdatOutcome::hit));
-  summary["repo_reserved_num"] = static_cast<std::int64_t>(r.count(GdatOutcome::reserved));
-  summary["repo_unsatisfied_num"] = static_cast<std::int64_t>(r.count(GdatOutcome::unsatisfied));
-  summary["repo_update_num"] = static_cast<std::int64_t>(r.count(GdatOutcome::update));
-  summary["total_num"] = static_cast<std::int64_t>(r.outcome ? 1 : 0);
-  g["repo_summary"] = std::move(summary);
+  g["repo_summary"] = detail::repo_summary<GdatOutcome>(r, r.outcome ? 1 : 0);
 
-  array entries;
-  entries.push_back(object{{"basic", std::move(basic)}});
-  entries.push_back(object{{"GDAT", std::move(g)}});
-  object root;
-  root["report_" + r.timestamp + "_" + std::to_string(r.tid)] = std::move(entries);
-  return root;
+  return detail::report_envelope(r.timestamp, r.tid, std::move(basic), "GDAT", std::move(g));
 }
 
 /// The result file's name: aoe_result_gdat_${timestamp}_${pid}.json.
 [[nodiscard]] inline std::string gdat_result_file_name(const std::string& timestamp) {
-  return "aoe_result_gdat_" + timestamp + "_" + std::to_string(::getpid()) + ".json";
+  return detail::result_file_name("gdat", timestamp);
 }
 
 /// Writes the report to `file` atomically (temporary file, rename): valid JSON at every moment.
@@ -215,7 +204,7 @@ inline boost::json::object gdat_split_json(const GdatSplit& s) {
 [[nodiscard]] inline Result<void> write_report(const GdatReport& r,
                                                const std::filesystem::path& file,
                                                bool durable = true) {
-  return KnowledgeBank::write_atomically(file, boost::json::serialize(to_json(r)) + "\n", durable);
+  return detail::write_result_file(to_json(r), file, durable);
 }
 
 }  // namespace aoe

@@ -6,6 +6,7 @@
 #define AOE_JOBS_OPAT_REPORT_HPP
 
 #include "aoe/core/error.hpp"
+#include "aoe/jobs/detail/result_file.hpp"
 #include "aoe/repo/bank_key.hpp"
 #include "aoe/repo/knowledge_bank.hpp"
 
@@ -198,35 +199,19 @@ inline double round6(double v) { return std::round(v * 1e6) / 1e6; }
     modified.push_back(std::move(o));
   }
   opat["repo_modified_operators"] = std::move(modified);
-  object summary;
-  summary["repo_add_num"] = static_cast<std::int64_t>(r.count(OpatOutcome::add));
-  summary["repo_hit_num"] = static_cast<std::int64_t>(r.count(OpatOutcome::hit));
-  summary["repo_reserved_num"] = static_cast<std::int64_t>(r.count(OpatOutcome::reserved));
-  summary["repo_unsatisfied_num"] = static_cast<std::int64_t>(r.count(OpatOutcome::unsatisfied));
-  summary["repo_update_num"] = static_cast<std::int64_t>(r.count(OpatOutcome::update));
-  summary["total_num"] = static_cast<std::int64_t>(r.total());
-  opat["repo_summary"] = std::move(summary);
+  opat["repo_summary"] = detail::repo_summary<OpatOutcome>(r, r.total());
   array failed;
   for (const auto& op : r.operators) {
     if (op.failed()) failed.push_back(boost::json::string(op.op_name));
   }
   if (!failed.empty()) opat["tuning_failed_operators"] = std::move(failed);
 
-  array entries;
-  object b;
-  b["basic"] = std::move(basic);
-  entries.push_back(std::move(b));
-  object o;
-  o["OPAT"] = std::move(opat);
-  entries.push_back(std::move(o));
-  object root;
-  root["report_" + r.timestamp + "_" + std::to_string(r.tid)] = std::move(entries);
-  return root;
+  return detail::report_envelope(r.timestamp, r.tid, std::move(basic), "OPAT", std::move(opat));
 }
 
 /// The result file's name: aoe_result_opat_${timestamp}_${pid}.json.
 [[nodiscard]] inline std::string opat_result_file_name(const std::string& timestamp) {
-  return "aoe_result_opat_" + timestamp + "_" + std::to_string(::getpid()) + ".json";
+  return detail::result_file_name("opat", timestamp);
 }
 
 /// Writes the report to `file` atomically (temporary file, rename): valid JSON at every moment.
@@ -234,7 +219,7 @@ inline double round6(double v) { return std::round(v * 1e6) / 1e6; }
 [[nodiscard]] inline Result<void> write_report(const OpatReport& r,
                                                const std::filesystem::path& file,
                                                bool durable = true) {
-  return KnowledgeBank::write_atomically(file, boost::json::serialize(to_json(r)) + "\n", durable);
+  return detail::write_result_file(to_json(r), file, durable);
 }
 
 }  // namespace aoe

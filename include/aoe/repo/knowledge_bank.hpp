@@ -13,6 +13,7 @@
 
 #include "aoe/core/error.hpp"
 #include "aoe/repo/bank_key.hpp"
+#include "aoe/repo/detail/bank_file.hpp"
 #include "aoe/repo/record.hpp"
 #include "aoe/space/value.hpp"
 #include "aoe/version.hpp"
@@ -78,23 +79,6 @@ inline std::optional<Value> value_from_json(const boost::json::value& j) {
   if (j.is_string()) return Value(std::string(j.as_string()));
   return std::nullopt;
 }
-
-/// A file descriptor closed on scope exit (and its flock released with it).
-class FileDescriptor {
- public:
-  explicit FileDescriptor(int fd) : fd_(fd) {}
-  FileDescriptor(const FileDescriptor&) = delete;
-  FileDescriptor& operator=(const FileDescriptor&) = delete;
-  ~FileDescriptor() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  [[nodiscard]] int get() const noexcept { return fd_; }
-
- private:
-  int fd_;
-};
-
-inline std::string errno_text(int e) { return std::generic_category().message(e); }
 
 }  // namespace detail
 
@@ -221,28 +205,7 @@ class KnowledgeBank {
 
   [[nodiscard]] static Result<std::unique_ptr<detail::FileDescriptor>> lock_file(
       const std::filesystem::path& file) {
-    std::error_code ec;
-    std::filesystem::create_directories(file.parent_path(), ec);
-    if (ec) {
-      return make_error(Errc::io_error, "knowledge bank: cannot create directory " +
-                                            file.parent_path().string() + ": " + ec.message() +
-                                            " (expected a writable bank root; see TUNE_BANK_PATH)");
-    }
-    const std::string lock_path = file.string() + ".lock";
-    const int fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0) {
-      return make_error(Errc::io_error, "knowledge bank: cannot open lock file " + lock_path +
-                                            ": " + detail::errno_text(errno) +
-                                            " (expected a writable bank directory)");
-    }
-    auto holder = std::make_unique<detail::FileDescriptor>(fd);
-    while (::flock(fd, LOCK_EX) != 0) {
-      if (errno != EINTR) {
-        return make_error(Errc::busy, "knowledge bank: cannot lock " + lock_path + ": " +
-                                          detail::errno_text(errno));
-      }
-    }
-    return holder;
+    return detail::lock_bank_file(file, "knowledge bank");
   }
 
   [[nodiscard]] static Result<detail::BankEntries> read_file(const std::filesystem::path& file,

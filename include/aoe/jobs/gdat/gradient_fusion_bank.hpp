@@ -20,6 +20,7 @@
 #include "aoe/core/error.hpp"
 #include "aoe/jobs/gdat/iteration_model.hpp"
 #include "aoe/jobs/gdat/split_strategy.hpp"
+#include "aoe/repo/detail/bank_file.hpp"
 #include "aoe/repo/knowledge_bank.hpp"
 #include "aoe/repo/record.hpp"
 #include "aoe/version.hpp"
@@ -29,9 +30,6 @@
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <boost/json/value.hpp>
-#include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <cstddef>
@@ -161,28 +159,7 @@ class GradientFusionBank {
   };
 
   [[nodiscard]] Result<std::unique_ptr<aoe::detail::FileDescriptor>> lock_file() const {
-    std::error_code ec;
-    std::filesystem::create_directories(file_.parent_path(), ec);
-    if (ec) {
-      return make_error(Errc::io_error, "gradient-fusion bank: cannot create directory " +
-                                            file_.parent_path().string() + ": " + ec.message() +
-                                            " (expected a writable bank root; see TUNE_BANK_PATH)");
-    }
-    const std::string lock_path = file_.string() + ".lock";
-    const int fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0) {
-      return make_error(Errc::io_error, "gradient-fusion bank: cannot open lock file " + lock_path +
-                                            ": " + aoe::detail::errno_text(errno) +
-                                            " (expected a writable bank directory)");
-    }
-    auto holder = std::make_unique<aoe::detail::FileDescriptor>(fd);
-    while (::flock(fd, LOCK_EX) != 0) {
-      if (errno != EINTR) {
-        return make_error(Errc::busy, "gradient-fusion bank: cannot lock " + lock_path + ": " +
-                                          aoe::detail::errno_text(errno));
-      }
-    }
-    return holder;
+    return aoe::detail::lock_bank_file(file_, "gradient-fusion bank");
   }
 
   [[nodiscard]] Result<File> read() const {

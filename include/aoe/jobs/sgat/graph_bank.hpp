@@ -16,6 +16,7 @@
 
 #include "aoe/core/error.hpp"
 #include "aoe/jobs/sgat/subgraph_key.hpp"
+#include "aoe/repo/detail/bank_file.hpp"
 #include "aoe/repo/knowledge_bank.hpp"
 #include "aoe/repo/record.hpp"
 #include "aoe/space/value.hpp"
@@ -25,9 +26,6 @@
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <boost/json/value.hpp>
-#include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
 
 #include <cctype>
 #include <cerrno>
@@ -194,28 +192,7 @@ class GraphBank {
 
   [[nodiscard]] static Result<std::unique_ptr<detail::FileDescriptor>> lock_file(
       const std::filesystem::path& file) {
-    std::error_code ec;
-    std::filesystem::create_directories(file.parent_path(), ec);
-    if (ec) {
-      return make_error(Errc::io_error, "graph bank: cannot create directory " +
-                                            file.parent_path().string() + ": " + ec.message() +
-                                            " (expected a writable bank root; see TUNE_BANK_PATH)");
-    }
-    const std::string lock_path = file.string() + ".lock";
-    const int fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0) {
-      return make_error(Errc::io_error, "graph bank: cannot open lock file " + lock_path + ": " +
-                                            detail::errno_text(errno) +
-                                            " (expected a writable bank directory)");
-    }
-    auto holder = std::make_unique<detail::FileDescriptor>(fd);
-    while (::flock(fd, LOCK_EX) != 0) {
-      if (errno != EINTR) {
-        return make_error(
-            Errc::busy, "graph bank: cannot lock " + lock_path + ": " + detail::errno_text(errno));
-      }
-    }
-    return holder;
+    return detail::lock_bank_file(file, "graph bank");
   }
 
   [[nodiscard]] static Result<std::vector<GraphBankRecord>> read_file(

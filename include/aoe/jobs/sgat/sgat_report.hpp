@@ -19,6 +19,7 @@
 #define AOE_JOBS_SGAT_SGAT_REPORT_HPP
 
 #include "aoe/core/error.hpp"
+#include "aoe/jobs/detail/result_file.hpp"
 #include "aoe/jobs/opat_report.hpp"
 #include "aoe/repo/knowledge_bank.hpp"
 
@@ -151,14 +152,7 @@ struct SgatReport {
   modified["add_repo_subgraphs"] = std::move(added);
   modified["update_repo_subgraphs"] = std::move(updated);
   sgat["repo_modified_subgraphs"] = std::move(modified);
-  object summary;
-  summary["repo_add_num"] = static_cast<std::int64_t>(r.count(SgatOutcome::add));
-  summary["repo_hit_num"] = static_cast<std::int64_t>(r.count(SgatOutcome::hit));
-  summary["repo_reserved_num"] = static_cast<std::int64_t>(r.count(SgatOutcome::reserved));
-  summary["repo_unsatisfied_num"] = static_cast<std::int64_t>(r.count(SgatOutcome::unsatisfied));
-  summary["repo_update_num"] = static_cast<std::int64_t>(r.count(SgatOutcome::update));
-  summary["total_num"] = static_cast<std::int64_t>(r.total());
-  sgat["repo_summary"] = std::move(summary);
+  sgat["repo_summary"] = detail::repo_summary<SgatOutcome>(r, r.total());
   if (r.status_text() != "tuning successful") sgat["sgat_tuning_result"] = r.status_text();
   array failed;
   for (const auto& s : r.subgraphs) {
@@ -166,21 +160,12 @@ struct SgatReport {
   }
   if (!failed.empty()) sgat["tuning_failed_subgraphs"] = std::move(failed);
 
-  array entries;
-  object b;
-  b["basic"] = std::move(basic);
-  entries.push_back(std::move(b));
-  object o;
-  o["SGAT"] = std::move(sgat);
-  entries.push_back(std::move(o));
-  object root;
-  root["report_" + r.timestamp + "_" + std::to_string(r.tid)] = std::move(entries);
-  return root;
+  return detail::report_envelope(r.timestamp, r.tid, std::move(basic), "SGAT", std::move(sgat));
 }
 
 /// The result file's name: aoe_result_sgat_${timestamp}_${pid}.json.
 [[nodiscard]] inline std::string sgat_result_file_name(const std::string& timestamp) {
-  return "aoe_result_sgat_" + timestamp + "_" + std::to_string(::getpid()) + ".json";
+  return detail::result_file_name("sgat", timestamp);
 }
 
 /// Writes the report to `file` atomically: valid JSON at every moment. `durable` adds the
@@ -188,7 +173,7 @@ struct SgatReport {
 [[nodiscard]] inline Result<void> write_report(const SgatReport& r,
                                                const std::filesystem::path& file,
                                                bool durable = true) {
-  return KnowledgeBank::write_atomically(file, boost::json::serialize(to_json(r)) + "\n", durable);
+  return detail::write_result_file(to_json(r), file, durable);
 }
 
 }  // namespace aoe
