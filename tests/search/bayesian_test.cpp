@@ -11,6 +11,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <set>
 #include <vector>
 
 // The conformance suite runs policies to the end of 1000-point spaces. Smaller candidate sets,
@@ -22,7 +23,7 @@ template <class Kernel, class Acquisition>
 struct Light : aoe::Bayesian<aoe::GaussianProcess<Kernel>, Acquisition> {
   Light()
       : aoe::Bayesian<aoe::GaussianProcess<Kernel>, Acquisition>(
-            aoe::BayesianOptions{.candidates = 128, .max_observations = 48},
+            aoe::BayesianOptions{.candidates = 128, .local_candidates = 32, .max_observations = 48},
             aoe::GaussianProcess<Kernel>(aoe::GaussianProcessOptions{.length_grid = {0.1, 0.3, 1.0},
                                                                      .noise_grid = {1e-4, 1e-2},
                                                                      .ard_sweeps = 1,
@@ -191,4 +192,24 @@ TEST_CASE("the GP as a cost model pre-screens evolutionary offspring") {
       l, [] { return RandomSearch{}; }, 100, 6);
   MESSAGE("GP-screened evolutionary mean ", test::mean(screened), " random ", test::mean(rs));
   CHECK(test::mean(screened) > test::mean(rs));
+}
+
+TEST_CASE("Bayesian search measures its initial configurations, then a spread design") {
+  using namespace aoe;
+  const auto l = test::bowl();
+  const auto good = *l.space.find(std::vector<NamedValue>{{"x", 10}, {"y", 4}, {"z", 4}});
+  Bayesian<> bo(BayesianOptions{.initial_samples = 6, .initial = {good, good}});
+  bo.start(l.space, 1);
+  const auto design = bo.propose(6);
+  REQUIRE(design.size() == 6);
+  CHECK(design[0] == good);
+  const std::set<Configuration> unique(design.begin(), design.end());
+  CHECK(unique.size() == 6);  // the repeat is dropped
+  // A trial it did not propose is never proposed again.
+  const auto optimum = *l.space.find(std::vector<NamedValue>{{"x", 11}, {"y", 4}, {"z", 4}});
+  std::vector<Trial> trials;
+  for (const auto& c : design) trials.push_back({c, l.evaluate(l.space, c)});
+  trials.push_back({optimum, l.evaluate(l.space, optimum)});
+  bo.observe(trials);
+  for (const auto& c : bo.propose(10)) CHECK(c != optimum);
 }

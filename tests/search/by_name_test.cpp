@@ -35,3 +35,22 @@ TEST_CASE("make_search rejects an unknown name and lists the valid ones") {
     CHECK(made.error().message.find(std::string(name)) != std::string::npos);
   }
 }
+
+TEST_CASE("make_search starts the policies that take initial configurations from them") {
+  const aoe::Space space({aoe::range("x", 0, 15), aoe::range("y", 0, 15)});
+  const aoe::Configuration given{3, 12};
+  for (const auto name : {"annealing", "evolutionary", "bayesian", "ensemble"}) {
+    CAPTURE(name);
+    auto made = aoe::make_search(name, aoe::SearchStart{.initial = {given}});
+    REQUIRE(made.has_value());
+    made->start(space, 7);
+    const auto batch = made->propose(1);
+    REQUIRE(batch.size() == 1);
+    CHECK(batch[0] == given);
+  }
+  // The baselines ignore them: grid starts at the centre, as without them.
+  auto grid = aoe::make_search("grid", aoe::SearchStart{.initial = {given}});
+  REQUIRE(grid.has_value());
+  grid->start(space, 7);
+  CHECK(grid->propose(1).front() == aoe::Configuration{8, 8});
+}

@@ -9,6 +9,10 @@
 
 #include <doctest/doctest.h>
 
+#include <cstdint>
+#include <span>
+#include <vector>
+
 namespace {
 
 // The default members, with a Bayesian member sized for the conformance suite's runs to the
@@ -18,11 +22,10 @@ struct LightEnsemble : aoe::Ensemble {
   LightEnsemble() : aoe::Ensemble(members()) {}
   static std::vector<aoe::AnySearch> members() {
     std::vector<aoe::AnySearch> m;
-    m.emplace_back(aoe::RandomSearch{});
     m.emplace_back(aoe::SimulatedAnnealing<>{});
     m.emplace_back(aoe::Evolutionary<>{});
     m.emplace_back(aoe::Bayesian<>(
-        aoe::BayesianOptions{.candidates = 128, .max_observations = 48},
+        aoe::BayesianOptions{.candidates = 128, .local_candidates = 32, .max_observations = 48},
         aoe::GaussianProcess<>(aoe::GaussianProcessOptions{
             .length_grid = {0.1, 0.3, 1.0}, .noise_grid = {1e-4, 1e-2}, .hyper_max_points = 32})));
     return m;
@@ -51,6 +54,74 @@ TEST_CASE("the bandit credits the member that finds improvements") {
   CHECK(e.member_name(1) == "annealing");
   CHECK(e.uses(0) + e.uses(1) == result.history.size());
   CHECK(e.uses(1) > e.uses(0));
+}
+
+namespace {
+// Records what it observes; proposes the points of a line in order.
+struct Listener {
+  std::vector<aoe::Configuration> seen;
+  std::uint32_t next = 0;
+  std::uint32_t size = 0;
+  void start(aoe::SpaceView view, std::uint64_t /*seed*/) {
+    seen.clear();
+    next = 0;
+    size = view->cardinality(0);
+  }
+  std::vector<aoe::Configuration> propose(std::size_t n) {
+    std::vector<aoe::Configuration> out;
+    while (out.size() < n && next < size) out.push_back({next++});
+    return out;
+  }
+  void observe(std::span<const aoe::Trial> trials) {
+    for (const auto& t : trials) seen.push_back(t.configuration);
+  }
+};
+}  // namespace
+
+TEST_CASE("the initial configurations come first and every member observes every trial") {
+  using namespace aoe;
+  const Space space({range("x", 0, 9)});
+  std::vector<AnySearch> members;
+  members.emplace_back(Listener{});
+  members.emplace_back(Listener{});
+  Ensemble e(std::move(members), EnsembleOptions{.initial = {{7}, {42}, {7}}});
+  e.start(space, 1);
+  const auto first = e.propose(1);
+  REQUIRE(first.size() == 1);
+  CHECK(first[0] == Configuration{7});  // {42} is out of bounds, the second {7} a repeat
+  std::vector<Trial> trials{{first[0], Measurement::success(1.0)}};
+  e.observe(trials);
+  for (int i = 0; i < 4; ++i) {
+    const auto batch = e.propose(1);
+    REQUIRE(batch.size() == 1);
+    std::vector<Trial> t{{batch[0], Measurement::success(2.0)}};
+    e.observe(t);
+  }
+  // Both members saw the initial point and the four proposals, whoever made them.
+  for (std::size_t i = 0; i < 2; ++i) {
+    CAPTURE(i);
+    const auto* m = e.member(i).target<Listener>();
+    REQUIRE(m != nullptr);
+    REQUIRE(m->seen.size() == 5);
+    CHECK(m->seen[0] == Configuration{7});
+  }
+  // Without sharing, each member observes its own proposals only.
+  std::vector<AnySearch> own;
+  own.emplace_back(Listener{});
+  own.emplace_back(Listener{});
+  Ensemble apart(std::move(own), EnsembleOptions{.share_trials = false});
+  apart.start(space, 1);
+  for (int i = 0; i < 4; ++i) {
+    const auto batch = apart.propose(1);
+    REQUIRE(batch.size() == 1);
+    std::vector<Trial> t{{batch[0], Measurement::success(2.0)}};
+    apart.observe(t);
+  }
+  // (shared, they would have seen 2 x 4; a member also observes the known result of a point it
+  // proposed again)
+  CHECK(apart.member(0).target<Listener>()->seen.size() +
+            apart.member(1).target<Listener>()->seen.size() <
+        8);
 }
 
 TEST_CASE("members that propose known points are told the known result, not re-measured") {

@@ -121,3 +121,16 @@ TEST_CASE("pre-screening with a cost model proposes the model's best offspring")
   MESSAGE("plain mean ", test::mean(plain), " screened mean ", test::mean(screened));
   CHECK(test::mean(screened) > test::mean(plain));
 }
+
+TEST_CASE("the first generation starts with the initial configurations") {
+  using namespace aoe;
+  const auto l = test::bowl();
+  const auto good = *l.space.find(std::vector<NamedValue>{{"x", 10}, {"y", 4}, {"z", 4}});
+  Evolutionary<> ga(EvolutionaryOptions{.population = 8, .initial = {good}});
+  ga.start(l.space, 4);
+  const auto first = ga.propose(8);
+  REQUIRE(first.size() == 8);
+  CHECK(first[0] == good);
+  const std::unordered_set<Configuration, ConfigurationHash> unique(first.begin(), first.end());
+  CHECK(unique.size() == 8);
+}

@@ -1,9 +1,15 @@
 #include "search/search_policy_conformance.hpp"
 #include "search/search_quality.hpp"
+#include <aoe/search/detail/initial_design.hpp>
 #include <aoe/search/random_search.hpp>
 #include <aoe/search/simulated_annealing.hpp>
 
 #include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <set>
+#include <vector>
 
 TYPE_TO_STRING(aoe::SimulatedAnnealing<>);
 TYPE_TO_STRING(aoe::SimulatedAnnealing<aoe::LinearCooling>);
@@ -28,7 +34,7 @@ TEST_CASE("cooling schedules start at 1 and decrease") {
 TEST_CASE("annealing moves through neighbours of the current point") {
   using namespace aoe;
   const auto l = test::bowl();
-  SimulatedAnnealing<> sa(SimulatedAnnealingOptions{.long_jump = 0});
+  SimulatedAnnealing<> sa(SimulatedAnnealingOptions{.long_jump = 0, .initial_samples = 1});
   sa.start(l.space, 3);
   const auto first = sa.propose(1);
   REQUIRE(first.size() == 1);
@@ -51,4 +57,62 @@ TEST_CASE("annealing beats random search on a kernel-like landscape") {
       l, [] { return RandomSearch{}; }, 100, 30);
   MESSAGE("annealing mean ", test::mean(sa), " random mean ", test::mean(rs));
   CHECK(test::mean(sa) > test::mean(rs));
+}
+
+TEST_CASE("the initial design covers every parameter's range (Latin hypercube)") {
+  using namespace aoe;
+  // 8 levels per parameter, no constraint: 8 design points use each level of each once.
+  const Space space({range("a", 0, 7), range("b", 0, 7), range("c", 0, 7)});
+  for (const std::uint64_t seed : {1, 2, 3, 4, 5}) {
+    Rng rng(seed);
+    detail::Visited visited;
+    const std::vector<Configuration> given{{1, 2, 3}, {9, 9, 9}, {1, 2, 3}};  // invalid, repeat
+    const auto design = detail::initial_design(space, given, 9, visited, rng);
+    REQUIRE(design.size() == 9);
+    CHECK(design.front() == Configuration{1, 2, 3});
+    for (std::size_t d = 0; d < 3; ++d) {
+      std::set<std::uint32_t> levels;
+      for (std::size_t i = 1; i < design.size(); ++i) levels.insert(design[i][d]);
+      CHECK(levels.size() == 8);
+    }
+    for (const auto& c : design) CHECK(visited.contains(c));
+  }
+}
+
+TEST_CASE("annealing measures its initial configurations first and walks from the best") {
+  using namespace aoe;
+  const auto l = test::bowl();
+  const auto good = l.space.find(std::vector<NamedValue>{{"x", 10}, {"y", 4}, {"z", 4}});
+  REQUIRE(good.has_value());
+  SimulatedAnnealing<> sa(
+      SimulatedAnnealingOptions{.long_jump = 0, .initial_samples = 4, .initial = {*good}});
+  sa.start(l.space, 5);
+  const auto design = sa.propose(4);
+  REQUIRE(design.size() == 4);
+  CHECK(design.front() == *good);
+  std::vector<Trial> trials;
+  for (const auto& c : design) trials.push_back({c, l.evaluate(l.space, c)});
+  sa.observe(trials);
+  // x=10, y=4, z=4 (value 2) is the best of the design unless a drawn point beat it.
+  const auto best = std::min_element(
+      trials.begin(), trials.end(),
+      [](const auto& a, const auto& b) { return a.measurement.value < b.measurement.value; });
+  const auto next = sa.propose(1);
+  REQUIRE(next.size() == 1);
+  const auto neighbours = l.space.neighbours(best->configuration, Neighbourhood::adjacent);
+  CHECK(std::find(neighbours.begin(), neighbours.end(), next[0]) != neighbours.end());
+}
+
+TEST_CASE("annealing takes a trial it did not propose as known, and may move to it") {
+  using namespace aoe;
+  const auto l = test::bowl();
+  SimulatedAnnealing<> sa(SimulatedAnnealingOptions{.initial_samples = 1});
+  sa.start(l.space, 2);
+  const auto first = sa.propose(1);
+  std::vector<Trial> t{{first[0], l.evaluate(l.space, first[0])}};
+  sa.observe(t);
+  const auto optimum = *l.space.find(std::vector<NamedValue>{{"x", 11}, {"y", 4}, {"z", 4}});
+  std::vector<Trial> foreign{{optimum, l.evaluate(l.space, optimum)}};
+  sa.observe(foreign);  // better than anything: accepted as the current point
+  for (const auto& c : sa.propose(20)) CHECK(c != optimum);
 }

@@ -1,5 +1,6 @@
 // aoe-bench's experiment: same seed, same numbers, whatever the thread count; the JSON
-// contract's fields; random search scores about 0.
+// contract's fields; random search scores about 0; simulator inputs start from their default
+// when asked.
 #include "experiment.hpp"
 #include "replay/replay_cache.hpp"
 #include "report.hpp"
@@ -89,6 +90,27 @@ TEST_CASE("aoe-bench: random search scores about 0 and reaches its expected frac
     CHECK(std::fabs(s.fraction_mean[k - 1] - problems[0].baseline.expected_fraction(k)) < 0.03);
   }
   CHECK(s.fraction_mean[8] == doctest::Approx(1.0));
+}
+
+TEST_CASE("aoe-bench: --start-from-default measures a simulator operator's default first") {
+  auto problems = aoe_bench::load_simulator_problems("sim:pooler/dense");
+  REQUIRE(problems.has_value());
+  REQUIRE(problems->size() == 1);
+  const auto& p = (*problems)[0];
+  REQUIRE(p.defaults.size() == 1);
+  const std::vector<aoe::Configuration> one{p.defaults[0]};
+  const double def = p.measure(*p.space, one)[0].value;
+  aoe_bench::Settings settings{.budget = 3, .budget_seconds = {}, .repeats = 2, .seed = 3};
+  settings.max_score_evaluations = 3;
+  settings.start_from_default = true;
+  auto results = aoe_bench::run_experiment(*problems, {"annealing", "random"}, settings);
+  REQUIRE(results.has_value());
+  const auto& annealing = (*results)[0].strategies[0];
+  CHECK(annealing.best_q1[0] == def);  // every repetition's first evaluation
+  CHECK(annealing.best_q3[0] == def);
+  const auto json = aoe_bench::to_json(*results, settings);
+  CHECK(json.at("settings").at("start_from_default").as_bool());
+  CHECK(json.at("settings").at("methodology_count_failures").as_bool());
 }
 
 TEST_CASE("aoe-bench: an unknown strategy is an error, not a crash") {

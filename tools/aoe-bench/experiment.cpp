@@ -52,9 +52,12 @@ struct DeviceTimeLimit {
 // Best value after each evaluation (infinity before the first valid one), `length` long: a
 // run that ended early keeps its last value.
 std::vector<double> run_once(const Problem& problem, const std::string& strategy,
-                             std::uint64_t seed, std::size_t length, std::optional<double> seconds,
+                             std::uint64_t seed, std::size_t length, const Settings& settings,
                              std::size_t& evaluations) {
-  auto policy = aoe::make_search(strategy);
+  const std::optional<double> seconds = settings.budget_seconds;
+  aoe::SearchStart start;
+  if (settings.start_from_default) start.initial = problem.defaults;
+  auto policy = aoe::make_search(strategy, start);
   aoe::Tuner<aoe::AnySearch, ProblemRunner> tuner(std::move(*policy), ProblemRunner{&problem},
                                                   aoe::TunerOptions{.seed = seed});
   DeviceTimeLimit limit{.limit = seconds.value_or(inf)};
@@ -87,7 +90,8 @@ double quantile(const std::vector<double>& sorted, double q) {
 StrategyResult summarise(const Problem& problem, const std::string& name,
                          const std::vector<std::vector<double>>& runs,
                          std::vector<std::size_t> evaluations, const Settings& settings,
-                         aoe::replay::ScoreRange range, std::size_t length) {
+                         aoe::replay::ScoreRange range, std::span<const double> random_curve,
+                         std::size_t length) {
   StrategyResult s;
   s.name = name;
   s.repeats = runs.size();
@@ -100,31 +104,28 @@ StrategyResult summarise(const Problem& problem, const std::string& name,
   const auto fraction = [opt](double v) { return std::isinf(v) ? 0.0 : opt / v; };
   const std::size_t n = runs.size();
 
-  std::vector<double> mean_penalised(length);
   std::vector<double> column(n);
   std::vector<double> fractions(n);
-  for (std::size_t k = 0; k < length; ++k) {
+  // The curves cover the budget; the run may be longer (the score's range).
+  for (std::size_t k = 0; k < length && k < settings.budget; ++k) {
     double sum = 0;
     for (std::size_t r = 0; r < n; ++r) {
       column[r] = runs[r][k];
       fractions[r] = fraction(runs[r][k]);
       sum += std::isinf(runs[r][k]) ? worst : runs[r][k];
     }
-    mean_penalised[k] = sum / static_cast<double>(n);
-    if (k < settings.budget) {
-      std::sort(column.begin(), column.end());
-      std::sort(fractions.begin(), fractions.end());
-      s.best_mean.push_back(mean_penalised[k]);
-      s.best_median.push_back(quantile(column, 0.5));
-      s.best_q1.push_back(quantile(column, 0.25));
-      s.best_q3.push_back(quantile(column, 0.75));
-      double fsum = 0;
-      for (const double f : fractions) fsum += f;
-      s.fraction_mean.push_back(fsum / static_cast<double>(n));
-      s.fraction_median.push_back(quantile(fractions, 0.5));
-      s.fraction_q1.push_back(quantile(fractions, 0.25));
-      s.fraction_q3.push_back(quantile(fractions, 0.75));
-    }
+    std::sort(column.begin(), column.end());
+    std::sort(fractions.begin(), fractions.end());
+    s.best_mean.push_back(sum / static_cast<double>(n));
+    s.best_median.push_back(quantile(column, 0.5));
+    s.best_q1.push_back(quantile(column, 0.25));
+    s.best_q3.push_back(quantile(column, 0.75));
+    double fsum = 0;
+    for (const double f : fractions) fsum += f;
+    s.fraction_mean.push_back(fsum / static_cast<double>(n));
+    s.fraction_median.push_back(quantile(fractions, 0.5));
+    s.fraction_q1.push_back(quantile(fractions, 0.25));
+    s.fraction_q3.push_back(quantile(fractions, 0.75));
   }
   for (const std::size_t k : report_points(settings.budget)) {
     if (k == 0 || k > length) {
@@ -149,7 +150,7 @@ StrategyResult summarise(const Problem& problem, const std::string& name,
     const double m = quantile(reached, 0.5);
     s.evaluations_to[p] = std::isinf(m) ? std::nullopt : std::optional<double>(m);
   }
-  s.score = aoe::replay::methodology_score(mean_penalised, problem.baseline, range);
+  s.score = aoe::replay::methodology_score(runs, problem.baseline, range, random_curve);
   return s;
 }
 
@@ -219,7 +220,7 @@ aoe::Result<std::vector<ProblemResult>> run_experiment(const std::vector<Problem
       try {
         curves[j] = run_once(problems[job.problem], strategies[job.strategy],
                              aoe::derive_seed(settings.seed, job.repeat), lengths[job.problem],
-                             settings.budget_seconds, evaluations[j]);
+                             settings, evaluations[j]);
       } catch (const std::exception& e) {
         const std::lock_guard<std::mutex> lock(failure_mutex);
         if (!failure || failure->first > j) {
@@ -243,6 +244,7 @@ aoe::Result<std::vector<ProblemResult>> run_experiment(const std::vector<Problem
   std::size_t j = 0;
   for (std::size_t p = 0; p < problems.size(); ++p) {
     out[p].problem = &problems[p];
+    const auto random = aoe::replay::random_curve(problems[p].baseline, ranges[p]);
     for (std::size_t s = 0; s < strategies.size(); ++s) {
       std::vector<std::vector<double>> runs;
       std::vector<std::size_t> evals;
@@ -251,7 +253,7 @@ aoe::Result<std::vector<ProblemResult>> run_experiment(const std::vector<Problem
         evals.push_back(evaluations[j]);
       }
       out[p].strategies.push_back(summarise(problems[p], strategies[s], runs, std::move(evals),
-                                            settings, ranges[p], lengths[p]));
+                                            settings, ranges[p], random, lengths[p]));
     }
   }
   return out;

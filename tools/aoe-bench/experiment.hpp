@@ -34,6 +34,9 @@ struct Problem {
   std::function<std::vector<aoe::Measurement>(aoe::SpaceView, std::span<const aoe::Configuration>)>
       measure;
   aoe::replay::RandomBaseline baseline;  ///< every valid value, and the population
+  /// The input's own default configuration, if it has one (a simulator operator's built-in
+  /// heuristic; recorded spaces have none): what `Settings::start_from_default` starts from.
+  std::vector<aoe::Configuration> defaults;
   std::size_t configurations = 0;        ///< configurations of the space (failed included)
   std::size_t valid_configurations = 0;  ///< of which measured correctly
   [[nodiscard]] double optimum() const { return baseline.optimum(); }
@@ -60,6 +63,10 @@ struct Settings {
   /// max(budget, score cutoff) evaluations; on spaces whose cutoff is in the thousands this
   /// bounds the cost, and the JSON's `score_evaluations` shows the range used.
   std::size_t max_score_evaluations = 0;
+  /// The policies that take initial configurations (annealing, evolutionary, bayesian,
+  /// ensemble) measure each input's `Problem::defaults` first, as a tuner started from a
+  /// runner's default does; grid and random search never do (they are the baselines).
+  bool start_from_default = false;
 };
 
 /// What one strategy did on one problem over all repetitions.

@@ -2,6 +2,8 @@
 //
 //   aoe-bench --input FILE... --strategy NAME[,NAME...] --budget N [--budget-seconds S]
 //             --repeats R --seed S --json OUT [--plot OUT.svg] [--threads T]
+//             [--start-from-default] [--cutoff P] [--cutoff-start P] [--cutoff-valid-only]
+//             [--max-score-evaluations N]
 //
 // Exit codes: 0 success; 1 internal error; 2 bad usage (flags, unknown strategy); 3 an input
 // could not be read (missing, corrupt, wrong schema); 4 an output could not be written.
@@ -83,9 +85,17 @@ int main(int argc, char** argv) {
                  "methodology score: averaged from where random search closes this fraction "
                  "(0.5)")
       ->check(CLI::Range(0.0, 1.0));
+  bool valid_only_cutoff = false;
+  app.add_flag("--cutoff-valid-only", valid_only_cutoff,
+               "methodology score: compute the budget over the valid configurations only, as the "
+               "autotuning_methodology package does, instead of counting failed ones as draws");
   app.add_option("--max-score-evaluations", settings.max_score_evaluations,
                  "cap the evaluations the score averages over (0: none); the JSON's "
                  "score_evaluations shows the range used");
+  app.add_flag("--start-from-default", settings.start_from_default,
+               "annealing, evolutionary, bayesian and ensemble measure the input's default "
+               "configuration first (a simulator operator's built-in heuristic; recorded spaces "
+               "have none); grid and random search never do");
   app.footer(
       "Exit codes: 0 ok, 1 internal error, 2 bad usage, 3 unreadable input, 4 unwritable "
       "output. See docs/research.md.");
@@ -96,6 +106,7 @@ int main(int argc, char** argv) {
     return code == 0 ? exit_ok : exit_usage;
   }
   if (budget_seconds > 0) settings.budget_seconds = budget_seconds;
+  settings.methodology.count_failures = !valid_only_cutoff;
 
   auto strategies = split_commas(strategy_args);
   if (strategies.size() == 1 && strategies[0] == "all") {

@@ -91,6 +91,8 @@ boost::json::value to_json(const std::vector<ProblemResult>& results, const Sett
                                                   : boost::json::value(nullptr);
   run["methodology_cutoff"] = settings.methodology.cutoff;
   run["methodology_cutoff_start"] = settings.methodology.cutoff_start;
+  run["methodology_count_failures"] = settings.methodology.count_failures;
+  run["start_from_default"] = settings.start_from_default;
   run["objective_unit"] = "seconds";
   root["settings"] = std::move(run);
   return root;

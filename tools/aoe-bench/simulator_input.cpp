@@ -71,6 +71,7 @@ aoe::Result<Problem> problem_for(const aoe::sim::Soc& soc, const aoe::OperatorDe
                            spec + ": operator '" + op.name + "' has no configuration that fits");
   }
   p.baseline = aoe::replay::RandomBaseline(std::move(values), population);
+  p.defaults.push_back(runner->default_configuration());
   p.measure = [runner](aoe::SpaceView view, std::span<const aoe::Configuration> batch) {
     return runner->measure(view, batch);
   };

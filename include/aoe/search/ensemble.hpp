@@ -9,7 +9,6 @@
 #include "aoe/search/bayesian/bayesian.hpp"
 #include "aoe/search/detail/visited.hpp"
 #include "aoe/search/evolutionary.hpp"
-#include "aoe/search/random_search.hpp"
 #include "aoe/search/simulated_annealing.hpp"
 #include "aoe/space/configuration.hpp"
 #include "aoe/space/space.hpp"
@@ -35,26 +34,36 @@ struct EnsembleOptions {
   std::size_t window = 500;
   /// Proposals a member may return that are already known before another member is asked.
   std::size_t duplicate_tries = 4;
+  /// Whether every member observes every trial (true), or only those it proposed (OpenTuner's
+  /// bandit). Sharing lets the model-based member learn from every measurement and the local
+  /// ones move to a better point another member found; the bandit still credits each member
+  /// only for its own proposals.
+  bool share_trials = true;
+  /// Configurations measured first, before any member is asked (a runner's default
+  /// configuration, the best of an earlier run); every member observes them. Invalid or
+  /// repeated ones are skipped. Indices into the space that is tuned.
+  std::vector<Configuration> initial{};
 };
 
 /// Runs several policies as arms of an AUC bandit (Ansel et al., "OpenTuner: an extensible
 /// framework for program autotuning", PACT 2014; Fialho et al., "Analyzing bandit-based
 /// adaptive operator selection mechanisms", AMAI 2010): each slot of a batch goes to the arm
-/// with the highest area-under-curve credit for recent new bests plus an exploration term; each
-/// member observes exactly the trials it proposed. A member's proposal that another member
-/// already made is not measured again: if its result is known the member observes that result
-/// at once, and it is asked again. Default members: random, annealing, evolutionary, bayesian.
+/// with the highest area-under-curve credit for recent new bests plus an exploration term.
+/// Every member observes every trial (`share_trials`; otherwise each observes exactly the
+/// trials it proposed). A member's proposal that another member already made is not measured
+/// again: the member is asked again (without sharing, it first observes the known result).
+/// Default members: annealing, evolutionary, bayesian (random search is left out: with shared
+/// trials every member already sees what it would find, and its arm only dilutes the budget).
 class Ensemble {
  public:
   Ensemble() : Ensemble(default_members()) {}
   explicit Ensemble(std::vector<AnySearch> members, EnsembleOptions options = {})
-      : options_(options), members_(std::move(members)) {}
+      : options_(std::move(options)), members_(std::move(members)) {}
 
   [[nodiscard]] static constexpr std::string_view name() noexcept { return "ensemble"; }
 
   [[nodiscard]] static std::vector<AnySearch> default_members() {
     std::vector<AnySearch> m;
-    m.emplace_back(RandomSearch{});
     m.emplace_back(SimulatedAnnealing<>{});
     m.emplace_back(Evolutionary<>{});
     m.emplace_back(Bayesian<>{});
@@ -73,10 +82,20 @@ class Ensemble {
     for (std::size_t i = 0; i < members_.size(); ++i) {
       members_[i].start(view, derive_seed(seed, i + 1));
     }
+    design_.clear();
+    for (auto it = options_.initial.rbegin(); it != options_.initial.rend(); ++it) {
+      if (it->size() == view->dimensions() && view->is_valid(*it)) design_.push_back(*it);
+    }
   }
 
   [[nodiscard]] std::vector<Configuration> propose(std::size_t n) {
     std::vector<Configuration> out;
+    while (out.size() < n && !design_.empty()) {
+      Configuration c = std::move(design_.back());
+      design_.pop_back();
+      if (!visited_.insert(c)) continue;
+      out.push_back(std::move(c));
+    }
     std::vector<char> dry(members_.size(), 0);
     while (out.size() < n) {
       const std::size_t arm = pick(dry);
@@ -102,6 +121,7 @@ class Ensemble {
     std::vector<std::vector<Trial>> per(members_.size());
     for (const auto& t : trials) {
       const auto it = owner_.find(t.configuration);
+      // The initial configurations and the fallback draws belong to no member.
       const std::size_t arm = it == owner_.end() ? members_.size() : it->second;
       const double v = detail::score(t);
       const bool improved = v < best_;
@@ -116,12 +136,18 @@ class Ensemble {
       }
     }
     for (std::size_t i = 0; i < members_.size(); ++i) {
-      if (!per[i].empty()) members_[i].observe(per[i]);
+      if (options_.share_trials) {
+        members_[i].observe(trials);
+      } else if (!per[i].empty()) {
+        members_[i].observe(per[i]);
+      }
     }
   }
 
   [[nodiscard]] std::size_t size() const noexcept { return members_.size(); }
   [[nodiscard]] std::string_view member_name(std::size_t i) const { return members_[i].name(); }
+  /// Member i, e.g. to read its state through `AnySearch::target`.
+  [[nodiscard]] AnySearch& member(std::size_t i) { return members_[i]; }
   /// How many of the remembered uses of member i found a new best.
   [[nodiscard]] std::size_t successes(std::size_t i) const {
     std::size_t s = 0;
@@ -163,6 +189,7 @@ class Ensemble {
       auto batch = members_[arm].propose(1);
       if (batch.empty()) return std::nullopt;
       if (!visited_.contains(batch[0])) return std::move(batch[0]);
+      if (options_.share_trials) continue;  // it has observed the result, or will
       const auto it = known_.find(batch[0]);
       if (it != known_.end()) members_[arm].observe(std::span<const Trial>(&it->second, 1));
     }
@@ -174,6 +201,7 @@ class Ensemble {
   SpaceView view_;
   Rng rng_;
   detail::Visited visited_;
+  std::vector<Configuration> design_;  // initial configurations still to propose, next last
   std::unordered_map<Configuration, std::size_t, ConfigurationHash> owner_;
   std::unordered_map<Configuration, Trial, ConfigurationHash> known_;
   std::vector<std::deque<bool>> outcomes_;

@@ -8,6 +8,7 @@
 #include "aoe/core/concepts.hpp"
 #include "aoe/core/random.hpp"
 #include "aoe/core/trial.hpp"
+#include "aoe/search/detail/initial_design.hpp"
 #include "aoe/search/detail/visited.hpp"
 #include "aoe/space/configuration.hpp"
 #include "aoe/space/space.hpp"
@@ -59,6 +60,11 @@ struct EvolutionaryOptions {
   /// With a cost model: offspring generated per configuration proposed; the model's best
   /// predictions are proposed (1: no pre-screening).
   std::size_t screening = 4;
+  /// Configurations the first generation starts with, in order (a runner's default
+  /// configuration, the best of an earlier run); invalid or repeated ones are skipped and a
+  /// Latin hypercube over the space fills the rest of it. Indices into the space that is tuned
+  /// (`Space::find` builds them from named values).
+  std::vector<Configuration> initial{};
 
   /// Huawei AOE's genetic-algorithm settings: population 50, at most 500 trials, crossover
   /// 0.6-0.9, mutation 0.01-0.1, 2 elites, early stop after 3 generations whose elite differs
@@ -79,11 +85,13 @@ struct EvolutionaryOptions {
 /// No cost model: offspring are proposed as bred.
 struct NoCostModel {};
 
-/// Genetic search. Every proposal is new and valid: an invalid child is repaired to a valid
-/// neighbour (or resampled), a known one is mutated again (or resampled), so no point is
-/// measured twice. Failed measurements rank below every valid one. With a `cost_model`
-/// `Model` (e.g. `GaussianProcess<Matern52>`), `screening` times as many offspring are bred
-/// and the model's best predictions proposed.
+/// Genetic search. The first generation is `initial` and a Latin hypercube. Every proposal is
+/// new and valid: an invalid child is repaired to a valid neighbour (or resampled), a known
+/// one is mutated again (or resampled), so no point is measured twice. Failed measurements
+/// rank below every valid one. Trials it did not propose (another policy's, in an ensemble)
+/// join the next selection like its own offspring. With a `cost_model` `Model` (e.g.
+/// `GaussianProcess<Matern52>`), `screening` times as many offspring are bred and the model's
+/// best predictions proposed.
 template <class Model = NoCostModel>
 class Evolutionary {
  public:
@@ -93,7 +101,7 @@ class Evolutionary {
 
   Evolutionary() = default;
   explicit Evolutionary(EvolutionaryOptions options, Model model = {})
-      : options_(options), model_(std::move(model)) {}
+      : options_(std::move(options)), model_(std::move(model)) {}
 
   [[nodiscard]] static constexpr std::string_view name() noexcept { return "evolutionary"; }
 
@@ -127,6 +135,7 @@ class Evolutionary {
 
   void observe(std::span<const Trial> trials) {
     for (const auto& t : trials) {
+      visited_.insert(t.configuration);  // a trial it did not propose (an ensemble's) is known
       offspring_.push_back({t.configuration, detail::score(t)});
       if constexpr (screens) history_.push_back(t);
     }
@@ -151,11 +160,14 @@ class Evolutionary {
     const std::size_t count = std::max<std::size_t>(
         {wanted, options_.population > options_.elite ? options_.population - options_.elite : 1});
     if (population_.size() < 2) {
-      for (std::size_t i = 0; i < std::max(count, options_.population); ++i) {
-        auto c = visited_.fresh(*view_, rng_);
-        if (!c) break;
-        visited_.insert(*c);
-        queue_.push_back(std::move(*c));
+      // The first generation (or a new one when every individual failed): spread over the
+      // space, starting from the given configurations.
+      const std::span<const Configuration> given =
+          proposed_ == 0 ? std::span<const Configuration>(options_.initial)
+                         : std::span<const Configuration>();
+      for (auto& c : detail::initial_design(*view_, given, std::max(count, options_.population),
+                                            visited_, rng_)) {
+        queue_.push_back(std::move(c));
       }
       return !queue_.empty();
     }

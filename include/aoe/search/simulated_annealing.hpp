@@ -7,10 +7,12 @@
 #include "aoe/core/random.hpp"
 #include "aoe/core/trial.hpp"
 #include "aoe/search/cooling.hpp"
+#include "aoe/search/detail/initial_design.hpp"
 #include "aoe/search/detail/visited.hpp"
 #include "aoe/space/configuration.hpp"
 #include "aoe/space/space.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -18,6 +20,8 @@
 #include <optional>
 #include <span>
 #include <string_view>
+#include <unordered_set>
+#include <utility>
 #include <vector>
 
 namespace aoe {
@@ -33,23 +37,39 @@ struct SimulatedAnnealingOptions {
   /// Probability that a move is drawn from the `hamming` neighbourhood instead, so the walk can
   /// leave a basin along one parameter (0 disables).
   double long_jump = 0.1;
-  /// Evaluations without a new best before the walk restarts at a fresh random point with the
-  /// temperature reset (restarts when stuck, as in Kernel Tuner's `simulated_annealing`).
+  /// Evaluations without a new best before the walk restarts with the temperature reset
+  /// (restarts when stuck, as in Kernel Tuner's `simulated_annealing`), from the best of
+  /// `restart_samples` fresh points of a Latin hypercube.
   std::size_t restart_after = 40;
+  /// Every other restart resumes from the best configuration found so far instead (the
+  /// temperature reset, its known neighbours excluded): a short budget keeps refining the
+  /// best region, a long one still explores fresh ones.
+  bool restart_from_best = true;
+  /// Configurations measured before the walk starts from the best of them: `initial` first,
+  /// then a Latin hypercube over the space. A walk from the best of a few spread points leaves
+  /// the slow regions of a space at once instead of climbing out of them step by step.
+  std::size_t initial_samples = 8;
+  std::size_t restart_samples = 4;
+  /// Configurations to measure first, in order (a runner's default configuration, the best
+  /// of an earlier run); invalid or repeated ones are skipped. Indices into the space that
+  /// is tuned (`Space::find` builds them from named values).
+  std::vector<Configuration> initial{};
 };
 
 /// Simulated annealing with a cooling schedule `Cooling` (ExponentialCooling, LinearCooling,
-/// LogarithmicCooling or any `double(std::size_t k)` functor giving T_k / T_0). Moves through
+/// LogarithmicCooling or any `double(std::size_t k)` functor giving T_k / T_0). The walk starts
+/// from the best of an initial design (`initial`, then a Latin hypercube) and moves through
 /// `Space::random_neighbour`, so the space is never materialised; proposes each configuration
 /// at most once. A failed measurement is worse than every valid one (never accepted unless
 /// the current point failed too). A batch of n is n distinct neighbours of the current point;
-/// observe applies the Metropolis rule to each in order.
+/// observe applies the Metropolis rule to each in order. Trials it did not propose (another
+/// policy's, in an ensemble) are taken as its own: known, and accepted by the same rule.
 template <class Cooling = ExponentialCooling>
 class SimulatedAnnealing {
  public:
   SimulatedAnnealing() = default;
   explicit SimulatedAnnealing(SimulatedAnnealingOptions options, Cooling cooling = {})
-      : options_(options), cooling_(cooling) {}
+      : options_(std::move(options)), cooling_(cooling) {}
 
   [[nodiscard]] static constexpr std::string_view name() noexcept { return "annealing"; }
 
@@ -58,14 +78,21 @@ class SimulatedAnnealing {
     rng_.reseed(seed);
     visited_.clear();
     current_.reset();
+    best_.reset();
     current_value_ = best_value_ = std::numeric_limits<double>::infinity();
-    step_ = since_improvement_ = 0;
+    step_ = since_improvement_ = restarts_ = 0;
+    new_design(options_.initial, std::max<std::size_t>(1, options_.initial_samples));
   }
 
   [[nodiscard]] std::vector<Configuration> propose(std::size_t n) {
     std::vector<Configuration> out;
     while (out.size() < n) {
       std::optional<Configuration> c;
+      if (!design_.empty()) {
+        out.push_back(std::move(design_.back()));
+        design_.pop_back();
+        continue;
+      }
       if (current_) {
         const Neighbourhood kind =
             rng_.bernoulli(options_.long_jump) ? Neighbourhood::hamming : options_.neighbourhood;
@@ -84,12 +111,22 @@ class SimulatedAnnealing {
 
   void observe(std::span<const Trial> trials) {
     for (const auto& t : trials) {
+      visited_.insert(t.configuration);
       const double v = detail::score(t);
       if (v < best_value_) {
         best_value_ = v;
+        best_ = t.configuration;
         since_improvement_ = 0;
       } else {
         ++since_improvement_;
+      }
+      if (design_pending_.erase(t.configuration) > 0) {
+        // The design is not walked: its best point is where the walk starts.
+        if (!current_ || v < current_value_) {
+          current_ = t.configuration;
+          current_value_ = v;
+        }
+        continue;
       }
       if (!current_ || accept(v)) {
         current_ = t.configuration;
@@ -97,9 +134,15 @@ class SimulatedAnnealing {
       }
       ++step_;
       if (since_improvement_ >= options_.restart_after) {
-        current_.reset();
-        current_value_ = std::numeric_limits<double>::infinity();
         step_ = since_improvement_ = 0;
+        if (options_.restart_from_best && ++restarts_ % 2 == 1 && best_) {
+          current_ = best_;
+          current_value_ = best_value_;
+        } else {
+          current_.reset();
+          current_value_ = std::numeric_limits<double>::infinity();
+          new_design({}, std::max<std::size_t>(1, options_.restart_samples));
+        }
       }
     }
   }
@@ -107,6 +150,14 @@ class SimulatedAnnealing {
   [[nodiscard]] const SimulatedAnnealingOptions& options() const noexcept { return options_; }
 
  private:
+  // Queues a design (proposed last-first from the back of design_, so reversed here).
+  void new_design(std::span<const Configuration> given, std::size_t n) {
+    design_ = detail::initial_design(*view_, given, n, visited_, rng_);
+    std::reverse(design_.begin(), design_.end());
+    design_pending_.clear();
+    design_pending_.insert(design_.begin(), design_.end());
+  }
+
   // Metropolis rule on the relative difference (v - current) / |best|.
   bool accept(double v) {
     if (v <= current_value_) return true;
@@ -123,7 +174,11 @@ class SimulatedAnnealing {
   SpaceView view_;
   Rng rng_;
   detail::Visited visited_;
+  std::vector<Configuration> design_;  // still to propose, the next one last
+  std::unordered_set<Configuration, ConfigurationHash> design_pending_;  // not observed yet
   std::optional<Configuration> current_;
+  std::optional<Configuration> best_;
+  std::size_t restarts_ = 0;
   double current_value_ = std::numeric_limits<double>::infinity();
   double best_value_ = std::numeric_limits<double>::infinity();
   std::size_t step_ = 0;

@@ -80,6 +80,52 @@ class RandomBaseline {
         k, [opt](double v) { return v > 0 ? opt / v : 1.0; }, 0.0);
   }
 
+  /// Position of a value among the valid values sorted best first: the number of valid values
+  /// strictly better (so ties share the position of the first of them; 0 is the optimum). A
+  /// value that found nothing (infinity, NaN) takes the worst valid value's position. The
+  /// methodology averages positions, not values, over repetitions
+  /// (autotuning_methodology: curves.py, get_indices_in_distribution).
+  [[nodiscard]] double rank(double value) const noexcept {
+    if (sorted_.empty()) return 0;
+    if (!(value <= sorted_.back())) value = sorted_.back();
+    return static_cast<double>(std::lower_bound(sorted_.begin(), sorted_.end(), value) -
+                               sorted_.begin());
+  }
+
+  /// The valid value at a fractional position, linearly interpolated between neighbours and
+  /// clamped to [0, valid() - 1]; the inverse of `rank` on the values of the space.
+  [[nodiscard]] double value_at_rank(double position) const noexcept {
+    if (sorted_.empty()) return std::numeric_limits<double>::infinity();
+    const double last = static_cast<double>(sorted_.size() - 1);
+    if (!(position > 0)) return sorted_.front();
+    if (position >= last) return sorted_.back();
+    const auto lo = static_cast<std::size_t>(position);
+    const double w = position - static_cast<double>(lo);
+    return w == 0 ? sorted_[lo] : sorted_[lo] * (1 - w) + sorted_[lo + 1] * w;
+  }
+
+  /// Expected `rank` of the best of k draws; draws that found nothing valid take the worst
+  /// valid value's rank (the convention of `expected_best`). O(V).
+  [[nodiscard]] double expected_rank(std::size_t k) const {
+    const double none = rank(worst());
+    if (population_ == 0 || k == 0 || sorted_.empty()) return none;
+    k = std::min(k, population_);
+    const auto n = static_cast<double>(population_);
+    const auto kd = static_cast<double>(k);
+    double r = 1;
+    double sum = 0;
+    std::size_t tie_start = 0;  // first position of the run of values equal to sorted_[j - 1]
+    for (std::size_t j = 1; j <= sorted_.size(); ++j) {
+      if (sorted_[j - 1] != sorted_[tie_start]) tie_start = j - 1;
+      const double left = n - static_cast<double>(j) + 1;
+      const double next = left - kd <= 0 ? 0.0 : r * (left - kd) / left;
+      sum += (r - next) * static_cast<double>(tie_start);
+      r = next;
+      if (r == 0) break;
+    }
+    return sum + r * none;
+  }
+
   /// Probability that the optimum (every configuration tied with it) is among k draws.
   [[nodiscard]] double probability_optimum(std::size_t k) const {
     const double opt = optimum();

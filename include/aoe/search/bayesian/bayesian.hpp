@@ -9,6 +9,7 @@
 #include "aoe/search/bayesian/acquisition.hpp"
 #include "aoe/search/bayesian/gaussian_process.hpp"
 #include "aoe/search/bayesian/matern52.hpp"
+#include "aoe/search/detail/initial_design.hpp"
 #include "aoe/search/detail/visited.hpp"
 #include "aoe/space/configuration.hpp"
 #include "aoe/space/space.hpp"
@@ -30,14 +31,24 @@
 namespace aoe {
 
 struct BayesianOptions {
-  /// Random configurations measured before the surrogate is used (at least two must be valid).
+  /// Configurations measured before the surrogate is used (at least two must be valid):
+  /// `initial` first, then a Latin hypercube over the space's encoding.
   std::size_t initial_samples = 10;
+  /// Configurations to measure first, in order (a runner's default configuration, the best
+  /// of an earlier run); invalid or repeated ones are skipped. Indices into the space that is
+  /// tuned (`Space::find` builds them from named values).
+  std::vector<Configuration> initial{};
   /// Candidates scored per proposal: a uniform sample of the unvisited valid points (all of
   /// them when fewer), refreshed whenever the hyperparameters are refitted.
   std::size_t candidates = 2048;
   /// The best observed configurations whose Hamming neighbours are candidates too (local
   /// refinement next to the incumbents; a new best adds its neighbours at once).
   std::size_t incumbents = 3;
+  /// Further candidates next to the incumbents, shared among them: random moves of 2 to 4
+  /// parameters at once (mostly by one level), which reach what single-parameter neighbours
+  /// cannot when parameters interact (a tile's size and its step count). The surrogate picks
+  /// among them; a trust region in the spirit of TuRBO (Eriksson et al., NeurIPS 2019).
+  std::size_t local_candidates = 512;
   /// Hyperparameters are refitted (and the candidates redrawn) when the observations have grown
   /// by this fraction since the last fit; in between each observation is a rank-one update.
   double refit_growth = 0.25;
@@ -75,9 +86,11 @@ concept acquisition_function = requires(A& a, const Eigen::VectorXd& v, std::spa
 };
 
 /// Bayesian search on the unit-cube encoding of the space (`Space::encode`). After an initial
-/// random design, each proposal scores candidates — a uniform sample of the unvisited valid
-/// points plus the Hamming neighbours of the incumbents; the space is never materialised when
-/// it is large — with `Acquisition` on the surrogate's posterior, and proposes the best. A batch
+/// design (`initial`, then a Latin hypercube), each proposal scores candidates — a uniform
+/// sample of the unvisited valid points plus the Hamming neighbours and multi-parameter moves
+/// of the incumbents; the space is never materialised when it is large — with `Acquisition` on
+/// the surrogate's posterior, and proposes the best. Trials it did not propose (another
+/// policy's, in an ensemble) are modelled like its own and never proposed again. A batch
 /// of n uses the constant liar (Ginsbourger, Le Riche, Carraro, "Kriging is well-suited to
 /// parallelize optimization", 2010): each pick is added as if it had measured the best value so
 /// far, so the next pick goes elsewhere; the lies are dropped when the real trials arrive.
@@ -96,7 +109,9 @@ class Bayesian {
  public:
   Bayesian() = default;
   explicit Bayesian(BayesianOptions options, Surrogate surrogate = {}, Acquisition acquisition = {})
-      : options_(options), surrogate_(std::move(surrogate)), acquisition_(std::move(acquisition)) {}
+      : options_(std::move(options)),
+        surrogate_(std::move(surrogate)),
+        acquisition_(std::move(acquisition)) {}
 
   [[nodiscard]] static constexpr std::string_view name() noexcept { return "bayesian"; }
 
@@ -118,11 +133,19 @@ class Bayesian {
     if (view->raw_size() <= options_.enumerate_raw) {
       view->for_each_valid([this](const Configuration& c) { all_.push_back(c); });
     }
+    design_ =
+        detail::initial_design(*view, options_.initial, options_.initial_samples, visited_, rng_);
+    std::reverse(design_.begin(), design_.end());
   }
 
   [[nodiscard]] std::vector<Configuration> propose(std::size_t n) {
     std::vector<Configuration> out;
     while (out.size() < n) {
+      if (!design_.empty()) {
+        out.push_back(std::move(design_.back()));
+        design_.pop_back();
+        continue;
+      }
       std::optional<Configuration> c;
       if (valid_ >= 2 && history_.size() >= options_.initial_samples) c = suggest();
       if (!c) c = visited_.fresh(*view_, rng_);
@@ -137,6 +160,7 @@ class Bayesian {
     if (fitted_) surrogate_.truncate(real_);
     const Trial* new_best = nullptr;
     for (const auto& t : trials) {
+      visited_.insert(t.configuration);  // a trial it did not propose (an ensemble's) is known
       history_.push_back(t);
       if (t.measurement.ok()) {
         ++valid_;
@@ -246,7 +270,10 @@ class Bayesian {
     std::partial_sort(
         best.begin(), best.begin() + static_cast<std::ptrdiff_t>(k), best.end(),
         [](const Trial* a, const Trial* b) { return a->measurement.value < b->measurement.value; });
-    for (std::size_t i = 0; i < k; ++i) neighbours_into_pool(best[i]->configuration);
+    for (std::size_t i = 0; i < k; ++i) {
+      neighbours_into_pool(best[i]->configuration);
+      local_into_pool(best[i]->configuration, options_.local_candidates / k);
+    }
     alive_.assign(pool_.size(), 1);
     surrogate_.set_candidates(coords_);
     if constexpr (requires(Acquisition & a) { a.reset_nominations(); }) {
@@ -268,10 +295,39 @@ class Bayesian {
     }
   }
 
+  // Up to `count` unvisited valid configurations that differ from c in 2 to 4 parameters.
+  void local_into_pool(const Configuration& c, std::size_t count) {
+    const std::size_t dims = view_->dimensions();
+    if (dims < 2) return;
+    std::size_t added = 0;
+    for (std::size_t t = 0; t < 4 * count && added < count; ++t) {
+      Configuration n = c;
+      const std::size_t moves = std::min<std::size_t>(dims, 2 + rng_.below(3));
+      for (std::size_t m = 0; m < moves; ++m) {
+        const std::size_t d = rng_.below(dims);
+        const std::uint32_t card = view_->cardinality(d);
+        if (card < 2) continue;
+        if (rng_.bernoulli(0.75)) {
+          if (n[d] == 0 || (n[d] + 1 < card && rng_.below(2) == 1)) {
+            ++n[d];
+          } else {
+            --n[d];
+          }
+        } else {
+          n[d] = static_cast<std::uint32_t>(rng_.below(card));
+        }
+      }
+      if (n == c || !view_->is_valid(n) || visited_.contains(n) || in_pool_.contains(n)) continue;
+      push_candidate(std::move(n));
+      ++added;
+    }
+  }
+
   // Between refits: the new incumbent's neighbours join the candidates.
   void add_neighbours(const Configuration& c) {
     const std::size_t first = pool_.size();
     neighbours_into_pool(c);
+    local_into_pool(c, options_.local_candidates / std::max<std::size_t>(1, options_.incumbents));
     if (pool_.size() == first) return;
     alive_.resize(pool_.size(), 1);
     const std::size_t d = view_->dimensions();
@@ -285,6 +341,7 @@ class Bayesian {
   SpaceView view_;
   Rng rng_;
   detail::Visited visited_;
+  std::vector<Configuration> design_;  // the initial design still to propose, the next one last
   std::vector<Trial> history_;
   std::vector<Configuration> all_;
   std::vector<Configuration> pool_;
