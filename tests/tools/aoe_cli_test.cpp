@@ -109,7 +109,8 @@ TEST_CASE("aoe: a job on the simulator, then every operator a bank hit") {
   }
 }
 
-TEST_CASE("aoe: unknown job types, frameworks and devices this build lacks are clear usage errors") {
+TEST_CASE(
+    "aoe: unknown job types, frameworks and devices this build lacks are clear usage errors") {
   TempDir dir("usage");
   const auto model = write(dir.path / "small.json", small_model);
   const std::string m = "--model=" + model.string();

@@ -16,11 +16,7 @@ extern "C" {
 
 typedef struct aclopAttr aclopAttr;
 
-typedef enum aclEngineType {
-  ACL_ENGINE_SYS,
-  ACL_ENGINE_AICORE,
-  ACL_ENGINE_VECTOR
-} aclopEngineType;
+typedef enum aclEngineType { ACL_ENGINE_SYS, ACL_ENGINE_AICORE, ACL_ENGINE_VECTOR } aclopEngineType;
 
 aclopAttr* aclopCreateAttr(void);
 void aclopDestroyAttr(const aclopAttr* attr);
