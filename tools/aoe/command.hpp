@@ -30,6 +30,17 @@ struct CommonOptions {
   std::uint64_t seed = 0;
   std::string device = "simulator";  ///< "simulator" or "ascend"
 
+  /// A job's budget preset (any struct with `evaluations` and `patience`), overridden by
+  /// --budget: then exactly that many evaluations, without early stop.
+  template <class Budget>
+  [[nodiscard]] Budget with_budget_flag(Budget preset) const {
+    if (budget > 0) {
+      preset.evaluations = budget;
+      preset.patience = budget;
+    }
+    return preset;
+  }
+
   /// 0 for --log=null, 1 for warning/error, 2 for info, 3 for debug.
   [[nodiscard]] int verbosity() const noexcept {
     if (log == "debug") return 3;

@@ -123,10 +123,7 @@ int run_gdat_command(const CommonOptions& common, const GdatFlags& flags,
     io.err << "aoe: " << budget.error().message << "\n";
     return exit_usage;
   }
-  if (common.budget > 0) {
-    budget->evaluations = common.budget;  // exactly: no early stop before the budget
-    budget->patience = common.budget;
-  }
+  *budget = common.with_budget_flag(*budget);
   int cluster_exit = exit_usage;
   auto cluster = make_cluster(flags, cluster_exit);
   if (!cluster) {

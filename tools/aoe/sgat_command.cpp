@@ -30,10 +30,7 @@ int run_sgat_command(const CommonOptions& common, const SgatFlags& flags,
     io.err << "aoe: " << budget.error().message << "\n";
     return exit_usage;
   }
-  if (common.budget > 0) {
-    budget->evaluations = common.budget;  // exactly: no early stop before the budget
-    budget->patience = common.budget;
-  }
+  *budget = common.with_budget_flag(*budget);
 
   auto graph = aoe::load_graph(common.model);
   if (!graph) {
