@@ -5,10 +5,10 @@
 #define AOE_GRAPH_LOADER_HPP
 
 #include "aoe/core/error.hpp"
+#include "aoe/graph/detail/parse_json.hpp"
 #include "aoe/graph/graph.hpp"
 
 #include <boost/json/parse.hpp>
-#include <boost/json/stream_parser.hpp>
 #include <boost/json/value.hpp>
 
 #include <cstddef>
@@ -252,28 +252,9 @@ class GraphReader {
 
 /// Parses a model from JSON text; `source` names it in messages (usually the file path).
 [[nodiscard]] inline Result<Graph> parse_graph(std::string_view text, std::string_view source) {
-  boost::json::stream_parser p;
-  boost::system::error_code ec;
-  const std::size_t used = p.write(text.data(), text.size(), ec);
-  if (!ec) p.finish(ec);
-  if (ec) {
-    const std::size_t at = used < text.size() ? used : text.size();
-    std::size_t line = 1;
-    std::size_t column = 1;
-    for (std::size_t i = 0; i < at; ++i) {
-      if (text[i] == '\n') {
-        ++line;
-        column = 1;
-      } else {
-        ++column;
-      }
-    }
-    return make_error(Errc::parse_error,
-                      std::string(source) + ":" + std::to_string(line) + ":" +
-                          std::to_string(column) + ": expected well-formed JSON (" + ec.message() +
-                          (at >= text.size() ? "; the file looks truncated" : "") + ")");
-  }
-  return detail::GraphReader(std::string(source)).read(p.release());
+  auto value = detail::parse_json(text, source);
+  if (!value) return value.error();
+  return detail::GraphReader(std::string(source)).read(*value);
 }
 
 /// Loads a model file.

@@ -5,8 +5,8 @@
 #define AOE_JOBS_GDAT_DETAIL_JSON_INPUT_HPP
 
 #include "aoe/core/error.hpp"
+#include "aoe/graph/detail/parse_json.hpp"
 
-#include <boost/json/stream_parser.hpp>
 #include <boost/json/value.hpp>
 
 #include <cmath>
@@ -34,32 +34,8 @@ namespace aoe::gdat::detail {
   return ss.str();
 }
 
-/// Parses JSON text; a syntax error names `source:line:column`.
-[[nodiscard]] inline Result<boost::json::value> parse_json(std::string_view text,
-                                                           std::string_view source) {
-  boost::json::stream_parser p;
-  boost::system::error_code ec;
-  const std::size_t used = p.write(text.data(), text.size(), ec);
-  if (!ec) p.finish(ec);
-  if (ec) {
-    const std::size_t at = used < text.size() ? used : text.size();
-    std::size_t line = 1;
-    std::size_t column = 1;
-    for (std::size_t i = 0; i < at; ++i) {
-      if (text[i] == '\n') {
-        ++line;
-        column = 1;
-      } else {
-        ++column;
-      }
-    }
-    return make_error(Errc::parse_error,
-                      std::string(source) + ":" + std::to_string(line) + ":" +
-                          std::to_string(column) + ": expected well-formed JSON (" + ec.message() +
-                          (at >= text.size() ? "; the file looks truncated" : "") + ")");
-  }
-  return p.release();
-}
+/// Parses JSON text; a syntax error names `source:line:column` (graph/detail/parse_json.hpp).
+using aoe::detail::parse_json;
 
 /// Errors of one input file: "<source>: <pointer>: <what>".
 class InputErrors {
