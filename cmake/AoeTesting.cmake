@@ -64,6 +64,9 @@ function(_aoe_setup_test_target target area tests_dir)
   if(AOE_WITH_ASCEND AND TARGET aoe::ascend)
     target_link_libraries(${target} PRIVATE aoe::ascend)
   endif()
+  if(area STREQUAL "opencl" OR (area STREQUAL "tools" AND TARGET aoe::opencl))
+    target_link_libraries(${target} PRIVATE aoe::opencl)
+  endif()
   if(area STREQUAL "ascend")
     # The Ascend runner's tests: with AOE_WITH_ASCEND=ON against CANN, otherwise against the
     # fake toolkit's declarations of AscendCL (they then run on the test double only).
@@ -93,6 +96,14 @@ function(aoe_add_test_areas tests_dir)
     if(NOT _sources)
       continue()
     endif()
+    if(_area STREQUAL "opencl" AND NOT AOE_OPENCL_FOUND)
+      # No OpenCL to compile against: one test that ctest reports as skipped, never passed.
+      add_test(NAME opencl.unavailable COMMAND "${CMAKE_COMMAND}" -E echo
+                    "OpenCL (ocl-icd-opencl-dev, opencl-clhpp-headers) not found at configure time")
+      set_tests_properties(opencl.unavailable PROPERTIES LABELS opencl
+                           SKIP_REGULAR_EXPRESSION "not found at configure time")
+      continue()
+    endif()
     if(_area STREQUAL "tools" AND NOT AOE_BUILD_TOOLS)
       message(STATUS "aoe: skipping tests/tools (AOE_BUILD_TOOLS=OFF)")
       continue()
@@ -117,7 +128,9 @@ function(aoe_add_test_areas tests_dir)
       # Labels: the area, plus the doctest test suite if any (TEST_SUITE("slow") or
       # `* doctest::test_suite("slow")` gives the label "slow", which the asan preset skips).
       ADD_LABELS 1
-      PROPERTIES TIMEOUT ${AOE_TEST_TIMEOUT} LABELS ${_area})
+      # A test that prints AOE_TEST_SKIPPED (tests/opencl: no device) is reported as skipped.
+      PROPERTIES TIMEOUT ${AOE_TEST_TIMEOUT} LABELS ${_area}
+                 SKIP_REGULAR_EXPRESSION AOE_TEST_SKIPPED)
     list(APPEND _areas ${_area})
   endforeach()
   if(PROJECT_IS_TOP_LEVEL)
@@ -156,6 +169,10 @@ function(aoe_add_header_tests)
 #include <@_header@>  // twice: the include guard must work
 ]] @ONLY)
     list(APPEND _sources "${_tu}")
+    if((_header MATCHES "^aoe/measure/opencl/" OR _header STREQUAL "aoe/opencl.hpp")
+       AND NOT AOE_OPENCL_FOUND)
+      continue()  # needs CL/opencl.hpp
+    endif()
     if(_header MATCHES "^aoe/measure/ascend/")
       list(APPEND _ascend_sources "${_tu}")
     endif()
@@ -174,6 +191,9 @@ int main() {
   if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
     # Nothing here runs: skip optimisation and debug info (about 15% of the time per TU).
     target_compile_options(aoe_header_tests PRIVATE -O0 -g0)
+  endif()
+  if(AOE_OPENCL_FOUND)
+    target_link_libraries(aoe_header_tests PRIVATE aoe::opencl)
   endif()
   if(AOE_WITH_ASCEND)
     target_link_libraries(aoe_header_tests PRIVATE aoe::ascend)

@@ -54,6 +54,11 @@ struct Environment {
   int tuning_parallel_num = 8;
   /// ASCEND_DEVICE_ID: logical device id, >= 0, default 0.
   int ascend_device_id = 0;
+  /// AOE_OPENCL_PLATFORM: the OpenCL platform, an index or part of its name; unset: the first
+  /// platform that has the device asked for (measure/opencl/device.hpp).
+  std::optional<std::string> opencl_platform;
+  /// AOE_OPENCL_DEVICE: the OpenCL device, an index or part of its name; unset: the first.
+  std::optional<std::string> opencl_device;
 
   /// The custom operator bank root: TUNE_BANK_PATH, else ${ASCEND_CACHE_PATH}/aoe_data, else
   /// ${HOME}/Ascend/latest/data/aoe/custom/op (files go to <root>/<soc>/unified_bank/).
@@ -166,6 +171,8 @@ namespace detail {
     if (!n) return n.error();
     env.ascend_device_id = *n;
   }
+  if (auto v = get("AOE_OPENCL_PLATFORM")) env.opencl_platform = *v;
+  if (auto v = get("AOE_OPENCL_DEVICE")) env.opencl_device = *v;
   return env;
 }
 

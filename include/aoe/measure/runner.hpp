@@ -10,6 +10,7 @@ struct Host {};       ///< this CPU: times a user's C++ callable (measure/host_r
 struct Simulator {};  ///< the reference Ascend AI Core model (measure/simulator/)
 struct Ascend {};     ///< a real NPU through AscendCL (measure/ascend/, needs CANN)
 struct Replay {};     ///< recorded measurements (measure/replay/)
+struct OpenCL {};     ///< any OpenCL device (measure/opencl/, needs an OpenCL driver)
 }  // namespace device
 
 /// Primary template, never defined: include the header of the device you measure on.
