@@ -4,6 +4,7 @@
 #define AOE_OPENCL_HPP
 
 #include "aoe/measure/opencl/device.hpp"
+#include "aoe/measure/opencl/gemm.hpp"
 #include "aoe/measure/opencl/kernel.hpp"
 #include "aoe/measure/opencl/opencl_error.hpp"
 #include "aoe/measure/opencl/opencl_runner.hpp"
