@@ -3,6 +3,7 @@
 #ifndef AOE_OPENCL_HPP
 #define AOE_OPENCL_HPP
 
+#include "aoe/measure/opencl/convolution.hpp"
 #include "aoe/measure/opencl/device.hpp"
 #include "aoe/measure/opencl/gemm.hpp"
 #include "aoe/measure/opencl/kernel.hpp"

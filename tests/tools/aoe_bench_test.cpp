@@ -2,6 +2,7 @@
 // contract's fields; random search scores about 0; simulator inputs start from their default
 // when asked.
 #include "experiment.hpp"
+#include "record.hpp"
 #include "replay/replay_cache.hpp"
 #include "report.hpp"
 #include "support/temp_dir.hpp"
@@ -11,6 +12,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -130,4 +132,35 @@ TEST_CASE("aoe-bench: a budget in seconds is spent in recorded device time") {
   auto results = aoe_bench::run_experiment(problems, {"random"}, settings);
   REQUIRE(results.has_value());
   for (const auto e : (*results)[0].strategies[0].evaluations_run) CHECK(e == 3);
+}
+
+TEST_CASE("aoe-bench record writes a Kernel Tuner cache that replays (needs an OpenCL device)") {
+  if (!aoe_bench::record_available()) {
+    std::printf("AOE_TEST_SKIPPED: aoe-bench was built without OpenCL\n");
+    return;
+  }
+  aoe::test::TempDir dir("aoe_bench_record");
+  const std::string path = (dir.path() / "gemm32.json").string();
+  const auto summary = aoe_bench::record({.kernel = "gemm",
+                                          .size = 32,
+                                          .sample = 3,
+                                          .seed = 1,
+                                          .batch = 3,
+                                          .repetitions = 2,
+                                          .output = path});
+  if (!summary && summary.error().code == aoe::make_error_code(aoe::Errc::not_found)) {
+    std::printf("AOE_TEST_SKIPPED: no OpenCL device: %s\n", summary.error().message.c_str());
+    return;
+  }
+  REQUIRE_MESSAGE(summary.has_value(), summary.error().message);
+  CHECK(summary->configurations == 3);
+  CHECK(summary->valid == 3);
+  auto problem = aoe_bench::load_problem(path);
+  REQUIRE(problem.has_value());
+  CHECK(problem->recording->configurations() == 3);
+  CHECK(problem->recording->optimum() == doctest::Approx(summary->optimum_seconds));
+
+  const auto bad = aoe_bench::record({.kernel = "fft", .output = path});
+  REQUIRE_FALSE(bad.has_value());
+  CHECK(bad.error().message.find("--kernel 'fft'") != std::string::npos);
 }

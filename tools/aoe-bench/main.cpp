@@ -1,5 +1,7 @@
 // aoe-bench: compares search policies on recorded tuning spaces (docs/research.md).
 //
+//   aoe-bench record --output FILE [--kernel gemm] [--size N] [--sample K] [--seed S]
+//                                   (measures on an OpenCL device; record.hpp)
 //   aoe-bench --input FILE... --strategy NAME[,NAME...] --budget N [--budget-seconds S]
 //             --repeats R --seed S --json OUT [--plot OUT.svg] [--threads T]
 //             [--start-from-default] [--cutoff P] [--cutoff-start P] [--cutoff-valid-only]
@@ -8,6 +10,7 @@
 // Exit codes: 0 success; 1 internal error; 2 bad usage (flags, unknown strategy); 3 an input
 // could not be read (missing, corrupt, wrong schema); 4 an output could not be written.
 #include "experiment.hpp"
+#include "record.hpp"
 #include "report.hpp"
 #include <aoe/core/error.hpp>
 #include <aoe/search/by_name.hpp>
@@ -18,6 +21,7 @@
 #include <cstdio>
 #include <exception>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace {
@@ -47,6 +51,10 @@ std::vector<std::string> split_commas(const std::vector<std::string>& items) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // aoe-bench record ...: measure once on an OpenCL device (record.hpp).
+  if (argc > 1 && std::string_view(argv[1]) == "record") {
+    return aoe_bench::record_main(argc - 1, argv + 1);
+  }
   CLI::App app{"aoe-bench: compare search policies on recorded tuning spaces"};
   std::vector<std::string> inputs;
   std::vector<std::string> strategy_args;

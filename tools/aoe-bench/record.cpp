@@ -1,0 +1,106 @@
+// aoe-bench record (see record.hpp). Built with the OpenCL runner when OpenCL was found
+// (aoe::opencl defines AOE_WITH_OPENCL); otherwise it says so.
+#include "record.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <string>
+
+#if defined(AOE_WITH_OPENCL)
+#include <aoe/measure/opencl/gemm.hpp>
+#include <aoe/measure/opencl/opencl_runner.hpp>
+#include <aoe/measure/replay/kernel_tuner_writer.hpp>
+#include <aoe/measure/replay/record.hpp>
+#endif
+
+namespace aoe_bench {
+
+bool record_available() noexcept {
+#if defined(AOE_WITH_OPENCL)
+  return true;
+#else
+  return false;
+#endif
+}
+
+aoe::Result<RecordSummary> record(const RecordSettings& settings) {
+#if defined(AOE_WITH_OPENCL)
+  if (settings.kernel != "gemm") {
+    return aoe::make_error(aoe::Errc::invalid_argument,
+                           "--kernel '" + settings.kernel + "': expected gemm");
+  }
+  if (settings.size < 16 || settings.size % 16 != 0) {
+    return aoe::make_error(aoe::Errc::invalid_argument, "--size " + std::to_string(settings.size) +
+                                                            ": expected a positive multiple of 16");
+  }
+  const auto selection = aoe::OpenCLRunner::default_selection();
+  const auto device = aoe::opencl::find_device(selection);
+  if (!device) return device.error();
+  const auto info = aoe::opencl::describe(*device);
+  const auto n = settings.size;
+  const auto problem = aoe::opencl::gemm_problem(n, n, n);
+  auto runner = aoe::OpenCLRunner::open(aoe::opencl::gemm_kernel(problem),
+                                        {.repetitions = settings.repetitions}, selection);
+  if (!runner) return runner.error();
+  const aoe::Space space = aoe::opencl::gemm_space(n, n, n, info);
+  aoe::replay::RecordOptions options{.sample = settings.sample,
+                                     .seed = settings.seed,
+                                     .batch = settings.batch,
+                                     .name = "aoe_gemm_" + std::to_string(n),
+                                     .device = info.name,
+                                     .kernel = "aoe_gemm"};
+  options.progress = [](std::size_t done, std::size_t total) {
+    std::fprintf(stderr, "\raoe-bench record: %zu / %zu", done, total);
+    if (done == total) std::fprintf(stderr, "\n");
+  };
+  const auto configurations = aoe::replay::configurations_to_record(space, options);
+  const auto recording = aoe::replay::record(*runner, space, configurations, options);
+  if (auto w = aoe::replay::write_kernel_tuner_cache(recording, settings.output); !w) {
+    return w.error();
+  }
+  return RecordSummary{info.name, recording.configurations(), recording.valid_configurations(),
+                       recording.optimum()};
+#else
+  (void)settings;
+  return aoe::make_error(aoe::Errc::unsupported,
+                         "this aoe-bench was built without OpenCL (install ocl-icd-opencl-dev and "
+                         "opencl-clhpp-headers and configure again)");
+#endif
+}
+
+int record_main(int argc, char** argv) {
+  CLI::App app{
+      "aoe-bench record: measure a kernel's space on an OpenCL device (the device "
+      "AOE_OPENCL_PLATFORM / AOE_OPENCL_DEVICE choose) and write a Kernel Tuner cache"};
+  app.name("aoe-bench record");
+  RecordSettings settings;
+  app.add_option("--kernel", settings.kernel, "the kernel: gemm (the project's SGEMM)");
+  app.add_option("--size", settings.size, "M = N = K (a multiple of 16)");
+  app.add_option("--sample", settings.sample, "configurations to record (0: every valid one)");
+  app.add_option("--seed", settings.seed, "the sample's seed");
+  app.add_option("--batch", settings.batch, "configurations built in parallel")
+      ->check(CLI::Range(1, 64));
+  app.add_option("--repetitions", settings.repetitions, "timed runs per configuration")
+      ->check(CLI::Range(1, 1000));
+  app.add_option("--output", settings.output, "the Kernel Tuner cache to write")->required();
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  const auto summary = record(settings);
+  if (!summary) {
+    std::fprintf(stderr, "aoe-bench record: %s\n", summary.error().message.c_str());
+    const auto code = summary.error().code;
+    if (code == aoe::make_error_code(aoe::Errc::io_error)) return 4;
+    if (code == aoe::make_error_code(aoe::Errc::invalid_argument)) return 2;
+    return 3;
+  }
+  std::printf("recorded %zu configurations (%zu valid) on %s: best %.4f ms -> %s\n",
+              summary->configurations, summary->valid, summary->device.c_str(),
+              summary->optimum_seconds * 1e3, settings.output.c_str());
+  return 0;
+}
+
+}  // namespace aoe_bench

@@ -1,0 +1,47 @@
+// aoe-bench record: measures a kernel's space on an OpenCL device once and writes it as a
+// Kernel Tuner cache file, which `aoe-bench --input` (and Kernel Tuner) replay offline.
+#ifndef AOE_TOOLS_AOE_BENCH_RECORD_HPP
+#define AOE_TOOLS_AOE_BENCH_RECORD_HPP
+
+#include <aoe/core/error.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace aoe_bench {
+
+/// What `aoe-bench record` measures.
+struct RecordSettings {
+  std::string kernel = "gemm";  ///< the project's SGEMM (aoe/measure/opencl/gemm.hpp)
+  std::int64_t size = 256;      ///< M = N = K
+  std::size_t sample = 0;       ///< 0: every valid configuration; else a uniform sample
+  std::uint64_t seed = 0;       ///< the sample's seed
+  std::size_t batch = 8;        ///< configurations built in parallel
+  std::size_t repetitions = 5;  ///< timed runs per configuration
+  std::string output;           ///< the Kernel Tuner cache to write
+};
+
+/// What was recorded.
+struct RecordSummary {
+  std::string device;
+  std::size_t configurations = 0;
+  std::size_t valid = 0;
+  double optimum_seconds = 0;
+};
+
+/// True when this build has the OpenCL runner (OpenCL was found at configure time).
+[[nodiscard]] bool record_available() noexcept;
+
+/// Records `settings` on the device AOE_OPENCL_PLATFORM / AOE_OPENCL_DEVICE choose. Errors:
+/// `unsupported` (no OpenCL in this build), `not_found` (no device), `invalid_argument` (kernel
+/// or size), `io_error` (the output).
+[[nodiscard]] aoe::Result<RecordSummary> record(const RecordSettings& settings);
+
+/// `aoe-bench record ...`: parses the flags (argv[0] is "record"), records, prints a summary.
+/// Returns the exit code (0 ok, 2 usage, 3 no device, 4 output not written).
+int record_main(int argc, char** argv);
+
+}  // namespace aoe_bench
+
+#endif  // AOE_TOOLS_AOE_BENCH_RECORD_HPP
