@@ -24,6 +24,14 @@ AOE_DEBIAN_PACKAGES=(
   libcli11-dev           # CLI11, for tools/
   libbenchmark-dev       # Google Benchmark, for bench/
   zlib1g-dev
+  # OpenCL runner (aoe::opencl; docs/opencl.md): headers, ICD loader, PoCL (OpenCL on the CPU,
+  # for the tests), clinfo; CLBlast and its tuners for bench/opencl_bench.
+  opencl-clhpp-headers
+  ocl-icd-opencl-dev
+  pocl-opencl-icd
+  clinfo
+  libclblast-dev
+  clblast-utils
   git
   ca-certificates
 )
