@@ -1,6 +1,7 @@
 // opencl_bench: our SGEMM tuned through Runner<device::OpenCL> against CLBlast on the same
 // device, in one run (issue 19; docs/opencl.md has the figures).
 //
+//   opencl_bench --replot FILE.json --svg FILE.svg   (draw an earlier run's results)
 //   opencl_bench --json FILE [--svg FILE] [--size 256] [--seeds 2] [--max-evaluations 200]
 //                [--policies random,annealing,...] [--record 300] [--replay-seeds 30]
 //                [--clblast-fraction 0.01 | --clblast-json FILE --clblast-wall-seconds S]
@@ -157,7 +158,8 @@ std::vector<std::string> split(const std::string& s) {
   return out;
 }
 
-// Best GFLOP/s against evaluations, one line per tuner (SVG).
+// Best GFLOP/s against evaluations, one line per policy (live runs), with CLBlast's SGEMM
+// (shipped parameters) and the best kernel its tuner found as horizontal lines (SVG).
 void write_svg(const std::string& path, const std::vector<Row>& rows, double clblast_default,
                double clblast_tuned, std::size_t max_evaluations) {
   double top = std::max(clblast_default, clblast_tuned);
@@ -206,8 +208,8 @@ void write_svg(const std::string& path, const std::vector<Row>& rows, double clb
         << "' stroke='black' stroke-dasharray='" << dash << "'/><text x='" << w - right + 8
         << "' y='" << y(g) + 4 << "'>" << label << "</text>\n";
   };
-  if (clblast_default > 0) hline(clblast_default, "CLBlast default", "4 4");
-  if (clblast_tuned > 0) hline(clblast_tuned, "CLBlast tuned", "8 3");
+  if (clblast_default > 0) hline(clblast_default, "CLBlast SGEMM, default", "4 4");
+  if (clblast_tuned > 0) hline(clblast_tuned, "CLBlast tuner's best", "8 3");
   out << "<text x='" << (w - right + left) / 2 << "' y='" << h - 12
       << "' text-anchor='middle'>evaluations</text>\n</svg>\n";
 }
@@ -222,7 +224,7 @@ int main(int argc, char** argv) {
   double clblast_fraction = 0.01, clblast_wall = 0;
   std::string clblast_json;
   bool skip_clblast_tuner = false, skip_clblast = false;
-  app.add_option("--json", json_path, "where to write the results")->required();
+  app.add_option("--json", json_path, "where to write the results (required to measure)");
   app.add_option("--svg", svg_path, "where to write the plot");
   app.add_option("--size", size, "M = N = K for items 2-4")->check(CLI::Range(64, 4096));
   app.add_option("--seeds", seeds, "live tuning runs per policy")->check(CLI::Range(1, 100));
@@ -238,7 +240,45 @@ int main(int argc, char** argv) {
   app.add_option("--clblast-wall-seconds", clblast_wall, "the reused tuner run's wall time");
   app.add_flag("--skip-clblast-tuner", skip_clblast_tuner, "leave item 2 out");
   app.add_flag("--skip-clblast", skip_clblast, "leave items 1 and 2 out");
+  std::string replot;
+  app.add_option("--replot", replot,
+                 "measure nothing: draw --svg from the results of an earlier --json FILE");
   CLI11_PARSE(app, argc, argv);
+  if (!replot.empty()) {
+    std::ifstream in(replot);
+    std::stringstream text;
+    text << in.rdbuf();
+    boost::system::error_code ec;
+    const auto root = boost::json::parse(text.str(), ec);
+    if (ec || !root.is_object() || !root.as_object().contains("results")) {
+      std::fprintf(stderr, "opencl_bench: --replot %s: not an opencl_bench JSON file\n",
+                   replot.c_str());
+      return 2;
+    }
+    std::vector<Row> rows;
+    double default_gflops = 0, tuner_best = 0;
+    std::size_t most = 25;
+    for (const auto& v : root.at("results").as_array()) {
+      const auto& o = v.as_object();
+      Row r{std::string(o.at("kernel").as_string()), std::string(o.at("tuner").as_string()),
+            static_cast<std::size_t>(o.at("evaluations").to_number<double>()),
+            o.at("best_gflops").to_number<double>(), o.at("wall_seconds").to_number<double>()};
+      for (const auto& kv : o) r.extra[kv.key()] = kv.value();
+      if (r.tuner == "clblast_default" && default_gflops == 0) default_gflops = r.best_gflops;
+      if (r.tuner == "clblast_tuner") tuner_best = r.best_gflops;
+      if (r.kernel == "aoe_gemm" && !r.extra.contains("fraction_of_optimum")) {
+        most = std::max(most, r.evaluations);
+      }
+      rows.push_back(std::move(r));
+    }
+    write_svg(svg_path.empty() ? "opencl_bench.svg" : svg_path, rows, default_gflops, tuner_best,
+              most);
+    return 0;
+  }
+  if (json_path.empty()) {
+    std::fprintf(stderr, "opencl_bench: --json FILE is required (or --replot FILE --svg FILE)\n");
+    return 2;
+  }
   const auto policies = split(policies_arg);
 
   setenv("POCL_KERNEL_CACHE", "0", 1);  // before the first OpenCL call
@@ -276,7 +316,8 @@ int main(int argc, char** argv) {
     if (s == 1024) break;
   }
 
-  double clblast_tuned = 0;  // item 2, measured last (it may reuse a tuner run still going)
+  double clblast_tuned = 0;       // item 2, measured last (it may reuse a tuner run still going)
+  double clblast_tuner_best = 0;  // its best kernel, GFLOP/s
 
   // --- 3. Our kernel, each policy, live -------------------------------------------------------
   const auto problem = aoe::opencl::gemm_problem(n, n, n);
@@ -466,6 +507,7 @@ int main(int argc, char** argv) {
     const auto status =
         clblast::OverrideParameters((*device)(), "Xgemm", clblast::Precision::kSingle, parameters);
     double first = 0;
+    clblast_tuner_best = tuner_gflops;
     clblast_tuned = status == clblast::StatusCode::kSuccess
                         ? clblast_gflops(context, queue, size, 5, &first)
                         : 0;
@@ -492,7 +534,7 @@ int main(int argc, char** argv) {
                                  {"results", std::move(results)}};
   std::ofstream(json_path) << boost::json::serialize(root) << "\n";
   if (!svg_path.empty())
-    write_svg(svg_path, rows, clblast_default_at_size, clblast_tuned, max_evaluations);
+    write_svg(svg_path, rows, clblast_default_at_size, clblast_tuner_best, max_evaluations);
   std::fprintf(stderr, "done in %.0f s\n", since(bench_begin));
   return 0;
 }
