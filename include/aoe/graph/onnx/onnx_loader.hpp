@@ -40,8 +40,8 @@ inline constexpr std::int64_t onnx_max_opset = 17;
 
 /// How an ONNX model is read.
 struct OnnxOptions {
-  InputShapes input_shapes;  ///< `--input_shape`: static sizes of the model's inputs
-  std::string name;          ///< the graph's name; empty: the file's stem (or the graph's name)
+  InputShapes input_shapes{};  ///< `--input_shape`: static sizes of the model's inputs
+  std::string name{};          ///< the graph's name; empty: the file's stem (or the graph's name)
 };
 
 namespace onnx_import::detail {
