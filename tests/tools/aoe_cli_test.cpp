@@ -123,7 +123,7 @@ TEST_CASE(
   CHECK(r.err.find("--job_type is required") != std::string::npos);
   r = run({m}, {{"AOE_MODE", "3"}});  // AOE_MODE itself must be 1, 2 or 4
   CHECK(r.code == aoe_tool::exit_environment);
-  r = run({m, "-j", "2", "--framework=5"}, {});
+  r = run({m, "-j", "2", "--framework=3"}, {});  // TensorFlow: export to ONNX (--framework=5)
   CHECK(r.code == aoe_tool::exit_usage);
   CHECK(r.err.find("--framework=5") != std::string::npos);
   r = run({m, "-j", "2", "--device=ascend"}, {});
