@@ -273,13 +273,12 @@ class KnowledgeBank {
 
   [[nodiscard]] static Result<Slot> slot_for(const TuningKey& key) {
     if (auto parsed = parse_bank_key(key)) {
-      return Slot::operator_key(std::move(parsed->scope), parsed->kind,
-                                std::move(parsed->op_key));
+      return Slot::operator_key(std::move(parsed->scope), parsed->kind, std::move(parsed->op_key));
     }
     if (key.problem.empty() || key.device.empty()) {
-      return make_error(Errc::invalid_argument,
-                        "knowledge bank: key '" + key.problem + "' on '" + key.device +
-                            "': expected a non-empty problem and device");
+      return make_error(Errc::invalid_argument, "knowledge bank: key '" + key.problem + "' on '" +
+                                                    key.device +
+                                                    "': expected a non-empty problem and device");
     }
     return Slot::user_key(key.device, key.problem);
   }
