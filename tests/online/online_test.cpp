@@ -313,9 +313,8 @@ TEST_CASE("online: a kill -9 during tuning loses nothing but the current candida
   CHECK((*stored)->value <= reported.back());
   CHECK((*stored)->value ==
         doctest::Approx(cost(grid_space(), *grid_space().find((*stored)->configuration))));
-  for (const auto& entry : std::filesystem::directory_iterator(dir.path() / "host" / "user_bank")) {
-    CHECK(entry.path().string().find(".tmp.") == std::string::npos);  // no half-written file
-  }
+  // (A temporary file of a write the kill interrupted may remain beside it; the bank file itself
+  // is always whole: it is replaced by rename.)
 }
 
 TEST_CASE("online: the next run uses what the tuning run stored in the bank") {

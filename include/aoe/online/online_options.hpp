@@ -47,13 +47,13 @@ struct OnlineOptions {
   /// The configuration used when nothing better is known, by parameter name (as a repository
   /// record). Empty: the space's first valid configuration in rank order. In tuning mode it is
   /// the first candidate measured, so that "best vs default" is known.
-  std::vector<NamedValue> default_configuration;
+  std::vector<NamedValue> default_configuration{};
   /// The mode; nullopt: from AOE_MODE (`online_mode`).
-  std::optional<OnlineMode> mode;
+  std::optional<OnlineMode> mode{};
   /// Tune keys the repository already holds; nullopt: from REPEAT_TUNE.
-  std::optional<bool> repeat_tune;
+  std::optional<bool> repeat_tune{};
   /// The environment to read; nullopt: the process environment, read once at construction.
-  std::optional<Environment> environment;
+  std::optional<Environment> environment{};
   /// Print the summary to stderr when the tuner is destroyed (at exit for a static one), if it
   /// tuned anything or met a repository error.
   bool summary_at_exit = true;
