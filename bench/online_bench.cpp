@@ -10,7 +10,10 @@
 // tuning run lost to exploration (Online's summary). Prints JSON; never a timed assertion.
 // The tuning run happens once; the other loops are run `--repeats` times, interleaved, and
 // their median total is reported.
-//   online_bench [--iterations N] [--offline-budget N] [--repeats N] [--seed S] [--json FILE]
+// --online-budget: candidates per key online (40); --offline-budget: evaluations per shape
+// offline (120).
+//   online_bench [--iterations N] [--online-budget N] [--offline-budget N] [--repeats N]
+//                [--seed S] [--json FILE]
 #include <aoe/core/tuner.hpp>
 #include <aoe/measure/host_runner.hpp>
 #include <aoe/online.hpp>
@@ -104,10 +107,10 @@ struct Row {
 
 using Online = aoe::Online<aoe::Bayesian<>, aoe::KnowledgeBank, Blocking>;
 
-aoe::OnlineOptions online_options(aoe::OnlineMode mode, std::uint64_t seed) {
+aoe::OnlineOptions online_options(aoe::OnlineMode mode, std::uint64_t seed, std::size_t budget) {
   aoe::OnlineOptions o;
   o.seed = seed;
-  o.budget = 40;
+  o.budget = budget;
   o.default_configuration = untiled_named;
   o.mode = mode;
   o.repeat_tune = false;
@@ -158,8 +161,8 @@ double fixed_loop(std::vector<Problem>& problems, const std::vector<Blocking>& u
 
 int usage(const char* argv0, const std::string& why) {
   std::fprintf(stderr,
-               "%s: %s\nusage: %s [--iterations N] [--offline-budget N] "
-               "[--repeats N] [--seed S] [--json FILE]\n",
+               "%s: %s\nusage: %s [--iterations N] [--online-budget N] "
+               "[--offline-budget N] [--repeats N] [--seed S] [--json FILE]\n",
                argv0, why.c_str(), argv0);
   return 2;
 }
@@ -170,16 +173,21 @@ int main(int argc, char** argv) {
   int iterations = 600;
   int offline_budget = 120;
   int repeats = 3;
+  int online_budget = 40;
   std::uint64_t seed = 1;
   std::string json_path;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (i + 1 >= argc) return usage(argv[0], arg + ": expected a value");
     const std::string value = argv[++i];
-    if (arg == "--iterations" || arg == "--offline-budget" || arg == "--repeats") {
+    if (arg == "--iterations" || arg == "--offline-budget" || arg == "--repeats" ||
+        arg == "--online-budget") {
       const int v = std::atoi(value.c_str());
       if (v < 1) return usage(argv[0], arg + " '" + value + "': expected an integer >= 1");
-      (arg == "--iterations" ? iterations : arg == "--repeats" ? repeats : offline_budget) = v;
+      (arg == "--iterations"      ? iterations
+       : arg == "--repeats"       ? repeats
+       : arg == "--online-budget" ? online_budget
+                                  : offline_budget) = v;
     } else if (arg == "--seed") {
       seed = std::strtoull(value.c_str(), nullptr, 10);
     } else if (arg == "--json") {
@@ -198,7 +206,7 @@ int main(int argc, char** argv) {
   for (auto& p : problems) p.run(untiled);  // warm the caches as every mode is
   Row tuning{"tuning", calls, 0, 0, 0};
   {
-    Online online(blocking_space(), online_options(aoe::OnlineMode::tune, seed), {},
+    Online online(blocking_space(), online_options(aoe::OnlineMode::tune, seed, online_budget), {},
                   aoe::KnowledgeBank({.custom_root = bank}));
     tuning.total_seconds = online_loop(online, problems, iterations);
     const aoe::OnlineSummary s = online.summary();
@@ -207,7 +215,7 @@ int main(int argc, char** argv) {
     // The library's cost while tuning: the same calls with an empty kernel, tuning a bank of
     // its own (every candidate then measures ~0 s; the search, bookkeeping and bank writes
     // remain).
-    Online empty(blocking_space(), online_options(aoe::OnlineMode::tune, seed), {},
+    Online empty(blocking_space(), online_options(aoe::OnlineMode::tune, seed, online_budget), {},
                  aoe::KnowledgeBank({.custom_root = bank / "empty_kernel"}));
     tuning.overhead_ns_per_call = overhead_ns(empty, iterations);
   }
@@ -229,9 +237,9 @@ int main(int argc, char** argv) {
   }
   // The loops that do not tune, interleaved `repeats` times (the median is reported), so that
   // a slow spell of the machine does not favour one of them.
-  Online off(blocking_space(), online_options(aoe::OnlineMode::off, seed), {},
+  Online off(blocking_space(), online_options(aoe::OnlineMode::off, seed, online_budget), {},
              aoe::KnowledgeBank({.custom_root = bank / "empty"}));
-  Online tuned(blocking_space(), online_options(aoe::OnlineMode::off, seed), {},
+  Online tuned(blocking_space(), online_options(aoe::OnlineMode::off, seed, online_budget), {},
                aoe::KnowledgeBank({.custom_root = bank}));
   const std::vector<Blocking> defaults(shapes.size(), untiled);
   std::array<std::vector<double>, 4> totals;

@@ -236,8 +236,8 @@ TEST_CASE("online: concurrent callers on many keys; others use the best so far")
   o.budget = 20;
   aoe::Online<aoe::SimulatedAnnealing<>> online(grid_space(), o);
   constexpr int threads = 4;
-  constexpr int keys = 6;
-  constexpr int calls = 400;
+  constexpr int keys = 40;  // more than the first key table holds: it grows under the callers
+  constexpr int calls = 1000;
   std::atomic<int> unmeasured{0};
   std::vector<std::thread> pool;
   for (int t = 0; t < threads; ++t) {
