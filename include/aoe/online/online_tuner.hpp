@@ -543,6 +543,8 @@ class Online {
   }
 
   void conclude_sample(KeyState& k, double seconds) {
+    AOE_ASSERT(seconds >= 0 && seconds < std::numeric_limits<double>::infinity(),
+               "aoe::Online: Call::end(seconds) needs a finite, non-negative time");
     std::lock_guard lock(k.mutex);
     k.out = false;
     if (k.current == nullptr) return;
