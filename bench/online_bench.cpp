@@ -199,7 +199,8 @@ int main(int argc, char** argv) {
   const long calls = static_cast<long>(iterations) * static_cast<long>(shapes.size());
   std::vector<Problem> problems(shapes.begin(), shapes.end());
 
-  // The tuning run, once: aoe::Online tuning into a bank in a temporary directory.
+  // The tuning run, once: aoe::Online tuning into a bank in a temporary directory, written as
+  // the bank Online makes from the environment writes (atomic, not fsync'd: durable = false).
   const auto bank =
       std::filesystem::temp_directory_path() / ("aoe_online_bench_" + std::to_string(::getpid()));
   std::filesystem::remove_all(bank);
@@ -207,7 +208,7 @@ int main(int argc, char** argv) {
   Row tuning{"tuning", calls, 0, 0, 0};
   {
     Online online(blocking_space(), online_options(aoe::OnlineMode::tune, seed, online_budget), {},
-                  aoe::KnowledgeBank({.custom_root = bank}));
+                  aoe::KnowledgeBank({.custom_root = bank, .durable = false}));
     tuning.total_seconds = online_loop(online, problems, iterations);
     const aoe::OnlineSummary s = online.summary();
     std::fputs(s.to_string().c_str(), stderr);
@@ -216,7 +217,7 @@ int main(int argc, char** argv) {
     // its own (every candidate then measures ~0 s; the search, bookkeeping and bank writes
     // remain).
     Online empty(blocking_space(), online_options(aoe::OnlineMode::tune, seed, online_budget), {},
-                 aoe::KnowledgeBank({.custom_root = bank / "empty_kernel"}));
+                 aoe::KnowledgeBank({.custom_root = bank / "empty_kernel", .durable = false}));
     tuning.overhead_ns_per_call = overhead_ns(empty, iterations);
   }
   // offline: aoe::Tuner with the same search policy and space, per shape.
@@ -240,7 +241,7 @@ int main(int argc, char** argv) {
   Online off(blocking_space(), online_options(aoe::OnlineMode::off, seed, online_budget), {},
              aoe::KnowledgeBank({.custom_root = bank / "empty"}));
   Online tuned(blocking_space(), online_options(aoe::OnlineMode::off, seed, online_budget), {},
-               aoe::KnowledgeBank({.custom_root = bank}));
+               aoe::KnowledgeBank({.custom_root = bank, .durable = false}));
   const std::vector<Blocking> defaults(shapes.size(), untiled);
   std::array<std::vector<double>, 4> totals;
   for (int r = 0; r < repeats; ++r) {

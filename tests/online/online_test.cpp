@@ -283,7 +283,8 @@ TEST_CASE("online: a kill -9 during tuning loses nothing but the current candida
     o.budget = 256;
     o.confirmations = 1;
     aoe::Online<aoe::RandomSearch, aoe::KnowledgeBank> online(
-        grid_space(), o, aoe::RandomSearch(), aoe::KnowledgeBank({.custom_root = dir.path()}));
+        grid_space(), o, aoe::RandomSearch(),
+        aoe::KnowledgeBank({.custom_root = dir.path(), .durable = false}));
     online.add_observer(reporter);
     while (true) {
       auto call = online.begin(key_a);
