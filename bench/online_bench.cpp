@@ -18,7 +18,7 @@
 #include <aoe/measure/host_runner.hpp>
 #include <aoe/online.hpp>
 #include <aoe/repo/knowledge_bank.hpp>
-#include <aoe/search/bayesian/bayesian.hpp>
+#include <aoe/search/evolutionary.hpp>
 
 #include <boost/hana/define_struct.hpp>
 #include <unistd.h>
@@ -105,7 +105,7 @@ struct Row {
   double regret_seconds = 0;
 };
 
-using Online = aoe::Online<aoe::Bayesian<>, aoe::KnowledgeBank, Blocking>;
+using Online = aoe::Online<aoe::Evolutionary<>, aoe::KnowledgeBank, Blocking>;
 
 aoe::OnlineOptions online_options(aoe::OnlineMode mode, std::uint64_t seed, std::size_t budget) {
   aoe::OnlineOptions o;
@@ -225,8 +225,8 @@ int main(int argc, char** argv) {
   {
     const auto space = blocking_space();
     for (auto& p : problems) {
-      aoe::Tuner<aoe::Bayesian<>, aoe::HostRunner> tuner(
-          aoe::Bayesian<>{}, aoe::HostRunner([&p](const Blocking& b) { p.run(b); }),
+      aoe::Tuner<aoe::Evolutionary<>, aoe::HostRunner> tuner(
+          aoe::Evolutionary<>{}, aoe::HostRunner([&p](const Blocking& b) { p.run(b); }),
           aoe::TunerOptions{.seed = seed});
       const auto result =
           tuner.tune(space, aoe::MaxEvaluations{static_cast<std::size_t>(offline_budget)});

@@ -11,7 +11,7 @@
 //   [--iterations N]                       loop iterations (one call per shape each), 600
 #include <aoe/online.hpp>
 #include <aoe/repo/knowledge_bank.hpp>
-#include <aoe/search/bayesian/bayesian.hpp>
+#include <aoe/search/evolutionary.hpp>
 
 #include <boost/hana/define_struct.hpp>
 #include <unistd.h>
@@ -98,7 +98,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 // The user's program: the loop, with the library choosing each call's configuration.
 int online_loop(int iterations) {
-  using Tuner = aoe::Online<aoe::Bayesian<>, aoe::KnowledgeBank, Blocking>;
+  using Tuner = aoe::Online<aoe::Evolutionary<>, aoe::KnowledgeBank, Blocking>;
   // --- What a user adds: one tuner, a key per problem, begin/end around the call. ---------
   static Tuner tuner(blocking_space(),
                      aoe::OnlineOptions{.seed = 1,
