@@ -338,3 +338,28 @@ TEST_CASE("online: the next run uses what the tuning run stored in the bank") {
   CHECK(cost(next.space(), call.configuration()) == doctest::Approx(best));
   CHECK(next.summary().keys.at(0).source == aoe::OnlineSource::repository);
 }
+
+TEST_CASE("online: a key the repository holds is tuned again only with REPEAT_TUNE") {
+  aoe::MemoryRepository repo;
+  REQUIRE(repo.store(aoe::Record{key_a, {{"x", 7}, {"y", 3}}, 1.0, {}}).has_value());
+  for (const bool repeat : {false, true}) {
+    CAPTURE(repeat);
+    aoe::OnlineOptions o = tuning();
+    o.repeat_tune = repeat;
+    aoe::Online<aoe::RandomSearch> online(grid_space(), o, aoe::RandomSearch(), repo);
+    drive(online, key_a, 200);
+    const auto s = online.summary().keys.at(0);
+    if (repeat) {
+      CHECK(s.evaluations == 30);
+      CHECK(s.source == aoe::OnlineSource::tuned);
+      // The stored configuration was measured again among the first candidates.
+      const auto h = online.history(key_a);
+      CHECK(h.at(1).configuration == aoe::Configuration{7, 3});
+      CHECK(online.repository().lookup(key_a).value()->value < 1.0);
+    } else {
+      CHECK(s.evaluations == 0);
+      CHECK(s.source == aoe::OnlineSource::repository);
+      CHECK(online.begin(key_a).configuration() == aoe::Configuration{7, 3});
+    }
+  }
+}
