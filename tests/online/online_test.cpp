@@ -363,3 +363,18 @@ TEST_CASE("online: a key the repository holds is tuned again only with REPEAT_TU
     }
   }
 }
+
+TEST_CASE("online: while a key's candidate runs, other calls of the key get the best so far") {
+  RandomOnline online(grid_space(), tuning());
+  drive(online, key_a, 5);  // the default, confirmed: the best so far
+  auto running = online.begin(key_a);
+  REQUIRE(running.measuring());
+  std::optional<aoe::Configuration> other;
+  std::thread([&] {
+    auto call = online.begin(key_a);
+    CHECK_FALSE(call.measuring());
+    other = call.configuration();
+  }).join();
+  CHECK(other == aoe::Configuration{0, 0});
+  running.end(cost(online.space(), running.configuration()));
+}
