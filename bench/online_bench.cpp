@@ -10,7 +10,7 @@
 // tuning run lost to exploration (Online's summary). Prints JSON; never a timed assertion.
 // The tuning run happens once; the other loops are run `--repeats` times, interleaved, and
 // their median total is reported.
-// --online-budget: candidates per key online (40); --offline-budget: evaluations per shape
+// --online-budget: candidates per key online (80); --offline-budget: evaluations per shape
 // offline (120).
 //   online_bench [--iterations N] [--online-budget N] [--offline-budget N] [--repeats N]
 //                [--seed S] [--json FILE]
@@ -173,7 +173,7 @@ int main(int argc, char** argv) {
   int iterations = 600;
   int offline_budget = 120;
   int repeats = 3;
-  int online_budget = 40;
+  int online_budget = 80;
   std::uint64_t seed = 1;
   std::string json_path;
   for (int i = 1; i < argc; ++i) {

@@ -102,7 +102,7 @@ int online_loop(int iterations) {
   // --- What a user adds: one tuner, a key per problem, begin/end around the call. ---------
   static Tuner tuner(blocking_space(),
                      aoe::OnlineOptions{.seed = 1,
-                                        .budget = 40,
+                                        .budget = 80,
                                         .default_configuration = {
                                             {"bi", 1}, {"bj", 1}, {"bk", 1}, {"order", "ijk"}}});
   std::vector<Problem> problems(shapes.begin(), shapes.end());
