@@ -24,6 +24,10 @@ AOE_DEBIAN_PACKAGES=(
   libcli11-dev           # CLI11, for tools/
   libbenchmark-dev       # Google Benchmark, for bench/
   zlib1g-dev
+  libonnx-dev            # ONNX import (aoe::onnx): onnx + onnx_proto libraries, headers
+  libprotobuf-dev        # protobuf, which libonnx's messages need
+  protobuf-compiler      # protoc (libonnx-dev's CMake package looks for protobuf)
+  libonnx-testdata       # ONNX's single-operator test models: the import sweep in tests/onnx
   git
   ca-certificates
 )

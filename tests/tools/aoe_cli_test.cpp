@@ -1,6 +1,7 @@
 // The `aoe` command: in-process through aoe_tool::run, and as a process (SIGINT in the middle of
 // a job) when the binary's path is known: env AOE_BINARY, else the build's AOE_TOOL_AOE_PATH.
 #include "cli.hpp"
+#include "support/skip.hpp"
 
 #include <boost/json/parse.hpp>
 #include <doctest/doctest.h>
@@ -211,7 +212,7 @@ TEST_CASE("aoe (process): SIGINT in the middle of a job ends it cleanly") {
   if (binary.empty()) binary = AOE_TOOL_AOE_PATH;
 #endif
   if (binary.empty() || !fs::exists(binary)) {
-    MESSAGE("AOE_BINARY is not set (the path of the built aoe): process test skipped");
+    aoe::test::skip("AOE_BINARY is not set (the path of the built aoe)");
     return;
   }
   TempDir dir("sigint");
