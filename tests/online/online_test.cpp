@@ -378,3 +378,35 @@ TEST_CASE("online: while a key's candidate runs, other calls of the key get the 
   CHECK(other == aoe::Configuration{0, 0});
   running.end(cost(online.space(), running.configuration()));
 }
+
+TEST_CASE("online: observers see each key's start, candidates and result; true stops the key") {
+  struct Watch {
+    int starts = 0;
+    int measured = 0;
+    std::vector<aoe::TuningResult> results;
+    std::size_t stop_after = 0;  // 0: never
+    void on_start(aoe::SpaceView, const aoe::TuningState&) { ++starts; }
+    bool on_measurement(const aoe::Trial&, const aoe::TuningState& s) {
+      ++measured;
+      return stop_after != 0 && s.evaluations >= stop_after;
+    }
+    void on_finish(const aoe::TuningResult& r) { results.push_back(r); }
+  };
+  Watch all;
+  Watch stopper;
+  stopper.stop_after = 7;
+  RandomOnline online(grid_space(), tuning());
+  online.add_observer(all);
+  drive(online, key_a, 300);
+  online.add_observer(stopper);
+  drive(online, key_b, 300);
+  CHECK(all.starts == 2);
+  CHECK(all.measured == 37);
+  REQUIRE(all.results.size() == 2);
+  CHECK(all.results[0].history.size() == 30);
+  CHECK(all.results[0].reason == aoe::StopReason::condition);
+  CHECK(all.results[0].best_value == doctest::Approx(online.summary().keys[0].best_seconds));
+  CHECK(all.results[1].reason == aoe::StopReason::observer);
+  CHECK(all.results[1].history.size() == 7);
+  CHECK(stopper.results.size() == 1);
+}

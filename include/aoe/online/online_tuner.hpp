@@ -283,16 +283,23 @@ class Online {
     return {};
   }
 
-  /// Watches every concluded candidate: `observer.on_measurement(const aoe::Trial&, const
-  /// aoe::TuningState&)` (the tuner's observer hook), called under a lock, one at a time.
+  /// Watches each key's tuning with the tuner's observer hooks (docs/concepts.md#observer):
+  /// `on_start` when a key starts being tuned, `on_measurement` for every concluded candidate
+  /// (returning true ends that key's tuning), `on_finish` with the key's `TuningResult` when it
+  /// is done. Called under a lock, one at a time, on the thread of the call that concluded.
   /// The observer must outlive the tuner's calls.
   template <class O>
-    requires detail::has_on_measurement<O>
-  void add_observer(O& observer) {
+    requires observer<O>
+  void add_observer(O& o) {
     std::lock_guard lock(observer_mutex_);
-    observers_.push_back([&observer](const Trial& t, const TuningState& s) {
-      detail::notify_measurement(observer, t, s);
-    });
+    observers_.push_back(Watcher{
+        [&o](SpaceView v, const TuningState& s) {
+          if constexpr (detail::has_on_start<O>) o.on_start(v, s);
+        },
+        [&o](const Trial& t, const TuningState& s) { return detail::notify_measurement(o, t, s); },
+        [&o](const TuningResult& r) {
+          if constexpr (detail::has_on_finish<O>) o.on_finish(r);
+        }});
   }
 
   [[nodiscard]] OnlineMode mode() const noexcept { return mode_; }
@@ -328,6 +335,7 @@ class Online {
     std::vector<Trial> history;
     TuningState state;
     std::size_t stalled = 0;
+    bool stopped = false;  // an observer asked to stop
     std::size_t failed = 0;
     std::size_t abandoned = 0;
     std::size_t confirmed = 0;
@@ -490,12 +498,14 @@ class Online {
     if (!k.started) {
       k.search->start(SpaceView(space_), derive_seed(options_.seed, k.hash));
       k.started = true;
+      std::lock_guard lock(observer_mutex_);
+      for (const auto& o : observers_) o.start(SpaceView(space_), k.state);
     }
     while (true) {
-      if (k.state.evaluations >= options_.budget ||
+      if (k.stopped || k.state.evaluations >= options_.budget ||
           (options_.patience > 0 && k.state.has_best() &&
            k.state.since_improvement >= options_.patience)) {
-        finish(k);
+        finish(k, StopReason::condition);
         return false;
       }
       Configuration c;
@@ -506,7 +516,7 @@ class Online {
       } else {
         if (k.pending.empty()) k.pending = k.search->propose(1);
         if (k.pending.empty()) {
-          finish(k);  // the space is exhausted
+          finish(k, StopReason::exhausted);
           return false;
         }
         c = std::move(k.pending.front());
@@ -518,7 +528,7 @@ class Online {
           const Trial t = k.history[it->second];  // seen before: its trial, not a new run
           k.search->observe(std::span<const Trial>(&t, 1));
           if (++k.stalled >= 64) {
-            finish(k);  // the policy proposes nothing new (as Tuner's max_stalled)
+            finish(k, StopReason::stalled);  // nothing new proposed (as Tuner's max_stalled)
             return false;
           }
         }
@@ -623,17 +633,41 @@ class Online {
       k.unstored = true;
       store_best(k);
     }
+    bool stop = false;
     {
       std::lock_guard lock(observer_mutex_);
-      for (const auto& o : observers_) o(k.history.back(), k.state);
+      for (const auto& o : observers_) stop = o.measured(k.history.back(), k.state) || stop;
+    }
+    if (stop) {
+      k.stopped = true;
+      k.initial.clear();
     }
   }
 
-  void finish(KeyState& k) {
+  void finish(KeyState& k, StopReason reason) {
     if (k.unstored) store_best(k);
     k.search.reset();
     k.pending.clear();
     k.tuning.store(false, std::memory_order_release);
+    std::lock_guard lock(observer_mutex_);
+    if (observers_.empty()) return;
+    TuningResult r;
+    r.policy = detail::policy_name(prototype_);
+    r.history = k.history;
+    for (const auto& t : k.history)
+      ++r.status_counts[static_cast<std::size_t>(t.measurement.status)];
+    if (k.state.has_best()) {
+      r.best_index = k.state.best_index;
+      r.best_value = k.state.best_value;
+      r.best_configuration = k.history[k.state.best_index].configuration;
+    }
+    r.measure_seconds = k.exploration_seconds;
+    r.total_seconds = k.exploration_seconds;
+    r.reason = k.stopped ? StopReason::observer : reason;
+    if (!k.repository_error.empty()) {
+      r.repository_error = ErrorInfo(Errc::io_error, k.repository_error);
+    }
+    for (const auto& o : observers_) o.finish(r);
   }
 
   /// Stores the key's best (found here) in the repository; an error is kept for the summary
@@ -675,8 +709,13 @@ class Online {
   std::vector<std::unique_ptr<Table>> tables_;  // under insert_mutex_
   std::deque<std::unique_ptr<KeyState>> keys_;  // under insert_mutex_
   std::mutex repo_mutex_;
+  struct Watcher {
+    std::function<void(SpaceView, const TuningState&)> start;
+    std::function<bool(const Trial&, const TuningState&)> measured;
+    std::function<void(const TuningResult&)> finish;
+  };
   std::mutex observer_mutex_;
-  std::vector<std::function<void(const Trial&, const TuningState&)>> observers_;
+  std::vector<Watcher> observers_;
 };
 
 }  // namespace aoe
