@@ -6,6 +6,7 @@
 #include "support/temp_dir.hpp"
 
 #include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
 #include <boost/json/value.hpp>
 #include <doctest/doctest.h>
 
@@ -215,3 +216,29 @@ TEST_CASE("aoe --framework=5: bad ONNX input gets its exit code and a named mess
     CHECK(r.code == aoe_tool::exit_usage);
   }
 }
+
+#if defined(AOE_WITH_ONNX)
+#include "onnx/onnx_model_builder.hpp"
+
+TEST_CASE("aoe --framework=5: an operator the simulator cannot price is listed, the job goes on") {
+  aoe::test::TempDir dir("onnx_unpriced");
+  aoe::test::OnnxModel m(13);
+  m.input("x", {1, 16, 32, 32}).weight("w", {16, 16, 3, 3}).weight("s", {16}).weight("b", {16});
+  auto& conv = m.node("Conv", {"x", "w"}, {"c"}, "conv");
+  aoe::test::set_ints(conv, "pads", {1, 1, 1, 1});
+  m.node("InstanceNormalization", {"c", "s", "b"}, {"n"}, "inorm");
+  m.node("Relu", {"n"}, {"y"}, "relu");
+  m.output("y");
+  const std::string model = dir.write("net.onnx", m.bytes());
+  const Run r = run_aoe({"--model=" + model, "--job_type=2"}, dir);
+  INFO(r.out << r.err);
+  CHECK(r.code == aoe_tool::exit_ops_failed);
+  CHECK(r.out.find("inorm (InstanceNorm): failed") != std::string::npos);
+  const auto opat = result_file(dir, "opat").at("OPAT").as_object();
+  CHECK(opat.at("opat_tuning_result").as_string() == "tuning failed");
+  const auto& failed = opat.at("tuning_failed_operators").as_array();
+  REQUIRE(failed.size() == 1);
+  CHECK(boost::json::serialize(failed[0]).find("inorm") != std::string::npos);
+  CHECK(opat.at("repo_summary").as_object().at("total_num").as_int64() == 2);  // the tuned two
+}
+#endif
