@@ -24,6 +24,7 @@ AOE_DEBIAN_PACKAGES=(
   libcli11-dev           # CLI11, for tools/
   libbenchmark-dev       # Google Benchmark, for bench/
   zlib1g-dev
+  libsqlite3-dev         # SQLite 3: the optional tuning database (aoe::sqlite, tools/aoe-db)
   git
   ca-certificates
 )
