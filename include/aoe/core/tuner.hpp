@@ -144,8 +144,8 @@ class Tuner {
   static_assert(!(search_has_start && search_has_propose && search_has_observe) ||
                     std::move_constructible<Search>,
                 "aoe::Tuner: the search policy must be move-constructible (the tuner holds it by "
-                "value; wrap a non-movable one in std::unique_ptr or a reference wrapper "
-                "that forwards start/propose/observe) (docs/concepts.md#search_policy)");
+                "value; wrap a non-movable one in a type that holds a pointer to it and "
+                "forwards start/propose/observe) (docs/concepts.md#search_policy)");
   static_assert(!measure_has_measure || std::move_constructible<Measure>,
                 "aoe::Tuner: the measure policy must be move-constructible (the tuner holds it "
                 "by value; wrap a non-movable one in a type that forwards measure) "
