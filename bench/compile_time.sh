@@ -6,13 +6,17 @@
 #
 #   bench/compile_time.sh [CXX]          (CXX defaults to $CXX, else g++)
 #
-# Environment: REPEATS (3). Needs GNU time (/usr/bin/time) and the Debian packages of
+# Environment: REPEATS (3); AOE_INCLUDE (the include/ directory to measure, default this
+# checkout's; e.g. an older version's, for a before/after comparison); CASES (names of the
+# cases below to run, space-separated; default all). Needs GNU time (/usr/bin/time) and the Debian packages of
 # scripts/install-deps.sh. The goals (issue 15): <aoe.hpp> under 3 s, tuner + random search +
 # host runner under 1.5 s.
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 cxx=${1:-${CXX:-g++}}
 repeats=${REPEATS:-3}
+include=${AOE_INCLUDE:-$here/include}
+only=${CASES:-}
 [ -x /usr/bin/time ] || { echo "compile_time.sh: needs GNU time (/usr/bin/time)" >&2; exit 2; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -32,6 +36,9 @@ printf '{\n  "compiler": "%s",\n  "flags": "-std=c++20 -O2",\n  "repeats": %s,\n
 first=1
 echo "$cases" | while IFS='|' read -r name includes extra; do
   [ -n "$name" ] || continue
+  if [ -n "$only" ]; then
+    case " $only " in *" $name "*) ;; *) continue ;; esac
+  fi
   tu="$work/$name.cpp"
   : > "$tu"
   for h in $(echo "$includes" | tr ',' ' '); do echo "#include <$h>" >> "$tu"; done
@@ -40,7 +47,7 @@ echo "$cases" | while IFS='|' read -r name includes extra; do
   i=0
   while [ "$i" -lt "$repeats" ]; do
     /usr/bin/time -f '%e %U %S %M' -o "$work/one" \
-      "$cxx" -std=c++20 -O2 -I"$here/include" -isystem /usr/include/eigen3 $extra \
+      "$cxx" -std=c++20 -O2 -I"$include" -isystem /usr/include/eigen3 $extra \
       -c "$tu" -o "$work/out.o"
     cat "$work/one" >> "$work/times"
     i=$((i + 1))
