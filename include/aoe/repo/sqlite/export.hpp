@@ -16,9 +16,9 @@ namespace aoe {
 
 /// Which runs to export; an unset field matches every run.
 struct RunFilter {
-  std::optional<std::int64_t> run;
-  std::optional<std::string> problem;
-  std::optional<std::string> device;
+  std::optional<std::int64_t> run{};
+  std::optional<std::string> problem{};
+  std::optional<std::string> device{};
 };
 
 /// The trials of the runs that match `filter`, run by run. Leading columns: `run`, `problem`,
