@@ -1,5 +1,8 @@
-// OpenAOE: everything portable. The Ascend runner (aoe/measure/ascend/) needs the CANN toolkit
-// and is included on its own.
+// OpenAOE for a host user (docs/getting_started.md#which-header): the core (Tuner, concepts, stop
+// conditions), spaces, every search policy, the host runner, the memory repository, export and
+// observers. Included on their own: <aoe/sqlite.hpp> (the tuning database, target aoe::sqlite),
+// <aoe/simulator.hpp>, <aoe/replay.hpp>, <aoe/jobs.hpp>, and the Ascend runner
+// (aoe/measure/ascend/, needs the CANN toolkit).
 #ifndef AOE_HPP
 #define AOE_HPP
 
@@ -11,20 +14,18 @@
 #include "aoe/core/trial.hpp"
 #include "aoe/core/tuner.hpp"
 #include "aoe/core/tuning_result.hpp"
+#include "aoe/export/history.hpp"
+#include "aoe/export/trial_table.hpp"
 #include "aoe/measure/host_runner.hpp"
 #include "aoe/measure/measurement.hpp"
 #include "aoe/measure/runner.hpp"
-#include "aoe/measure/simulator/knowledge.hpp"
-#include "aoe/measure/simulator/noise_model.hpp"
-#include "aoe/measure/simulator/oracle.hpp"
-#include "aoe/measure/simulator/simulator_options.hpp"
-#include "aoe/measure/simulator/simulator_runner.hpp"
-#include "aoe/measure/simulator/soc.hpp"
-#include "aoe/measure/simulator/workloads.hpp"
 #include "aoe/measure/statistics.hpp"
 #include "aoe/measure/status.hpp"
+#include "aoe/observe/csv_writer.hpp"
+#include "aoe/observe/progress.hpp"
 #include "aoe/repo/memory_repository.hpp"
 #include "aoe/repo/record.hpp"
+#include "aoe/repo/trial_log.hpp"
 #include "aoe/search/any_search.hpp"
 #include "aoe/search/bayesian/acquisition.hpp"
 #include "aoe/search/bayesian/bayesian.hpp"
@@ -37,9 +38,11 @@
 #include "aoe/search/evolutionary.hpp"
 #include "aoe/search/grid_search.hpp"
 #include "aoe/search/random_search.hpp"
+#include "aoe/search/search_names.hpp"
 #include "aoe/search/simulated_annealing.hpp"
 #include "aoe/space/configuration.hpp"
 #include "aoe/space/constraint.hpp"
+#include "aoe/space/fingerprint.hpp"
 #include "aoe/space/parameter.hpp"
 #include "aoe/space/space.hpp"
 #include "aoe/space/typed_space.hpp"

@@ -24,6 +24,11 @@ AOE_DEBIAN_PACKAGES=(
   libcli11-dev           # CLI11, for tools/
   libbenchmark-dev       # Google Benchmark, for bench/
   zlib1g-dev
+  libsqlite3-dev         # SQLite 3: the optional tuning database (aoe::sqlite, tools/aoe-db)
+  libonnx-dev            # ONNX import (aoe::onnx): onnx + onnx_proto libraries, headers
+  libprotobuf-dev        # protobuf, which libonnx's messages need
+  protobuf-compiler      # protoc (libonnx-dev's CMake package looks for protobuf)
+  libonnx-testdata       # ONNX's single-operator test models: the import sweep in tests/onnx
   # OpenCL runner (aoe::opencl; docs/opencl.md): headers, ICD loader, PoCL (OpenCL on the CPU,
   # for the tests), clinfo; CLBlast and its tuners for bench/opencl_bench.
   opencl-clhpp-headers

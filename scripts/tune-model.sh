@@ -4,6 +4,8 @@
 #
 #   scripts/tune-model.sh                                  ResNet-50, job type 2 (OPAT)
 #   scripts/tune-model.sh --model=examples/models/bert_base.json --search=bayesian
+#   scripts/tune-model.sh --framework=5 --model=../shared/models/ch_PP-OCRv4_det_infer.onnx \
+#                         --input_shape="x:1,3,640,640" --job_type=2     an ONNX model
 #
 # Any argument is passed on to `aoe` (see docs/cli.md). The knowledge bank goes to
 # $TUNE_BANK_PATH (default here: ./aoe_bank) and the result files to $ASCEND_WORK_PATH

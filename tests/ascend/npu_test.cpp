@@ -1,6 +1,9 @@
 // Tests on a real NPU (test suite and ctest label "npu"): built with AOE_WITH_ASCEND=ON, they
 // open ASCEND_DEVICE_ID (default 0) with the real AscendCL; with no device, or in a build
-// without CANN, each says so and passes. docs/ascend.md ("Running the npu tests").
+// without CANN, each says why and is reported as skipped (support/skip.hpp). docs/ascend.md
+// ("Running the npu tests").
+#include "support/skip.hpp"
+
 #include <doctest/doctest.h>
 
 #if defined(AOE_WITH_ASCEND)
@@ -14,11 +17,11 @@
 
 namespace {
 
-// The real device, or nullopt with the reason given as a doctest MESSAGE.
+// The real device, or nullopt after skipping the test case with the reason.
 std::optional<aoe::AscendRunner> open_npu() {
   auto r = aoe::AscendRunner::open(aoe::ascend::real_acl_api(), {.warmup = 2, .repetitions = 10});
   if (!r) {
-    MESSAGE("skipped: no usable NPU: " << r.error().what());
+    aoe::test::skip(std::string("no usable NPU: ") + r.error().what());
     return std::nullopt;
   }
   return *r;
@@ -61,10 +64,10 @@ TEST_CASE("npu: a second runner on the same device is refused" * doctest::test_s
 
 #else
 
-TEST_CASE("npu: skipped (built without AOE_WITH_ASCEND)" * doctest::test_suite("npu")) {
-  MESSAGE(
-      "skipped: this build has no AscendCL (configure with -DAOE_WITH_ASCEND=ON on a "
-      "machine with CANN and an NPU to run the npu tests; docs/ascend.md)");
+TEST_CASE("npu: the npu tests need AOE_WITH_ASCEND" * doctest::test_suite("npu")) {
+  aoe::test::skip(
+      "this build has no AscendCL (configure with -DAOE_WITH_ASCEND=ON on a machine with CANN "
+      "and an NPU to run the npu tests; docs/ascend.md)");
 }
 
 #endif

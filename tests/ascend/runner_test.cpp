@@ -594,9 +594,10 @@ TEST_CASE("ascend runner: parallel measurement serialises the device") {
 #elif defined(AOE_ASCEND_TESTS_REQUIRE_ACL)
 #error "tests/ascend needs AscendCL's declarations: CANN, or tests/ascend/fake_cann/include"
 #else
+#include "support/skip.hpp"
+
 #include <doctest/doctest.h>
-TEST_CASE("ascend runner: skipped (no AscendCL declarations on the include path)") {
-  MESSAGE(
-      "skipped: the Ascend tests are built by CMake (tests/ascend/fake_cann); Meson skips them");
+TEST_CASE("ascend runner: needs AscendCL declarations on the include path") {
+  aoe::test::skip("the Ascend tests are built by CMake (tests/ascend/fake_cann); Meson skips them");
 }
 #endif

@@ -1,12 +1,12 @@
 // The OpenCL tests' device: the one AOE_OPENCL_PLATFORM / AOE_OPENCL_DEVICE choose, or none,
-// in which case the test prints AOE_TEST_SKIPPED (ctest reports it as skipped) and returns.
+// in which case the test case is skipped (support/skip.hpp: ctest and Meson report it so).
 #ifndef AOE_TESTS_OPENCL_OPENCL_DEVICE_HPP
 #define AOE_TESTS_OPENCL_OPENCL_DEVICE_HPP
 
+#include "support/skip.hpp"
 #include <aoe/measure/opencl/device.hpp>
 #include <aoe/measure/opencl/opencl_runner.hpp>
 
-#include <cstdio>
 #include <optional>
 #include <string>
 
@@ -17,8 +17,7 @@ inline std::optional<opencl::DeviceSelection> opencl_device_or_skip() {
   const auto selection = OpenCLRunner::default_selection();
   const auto device = opencl::find_device(selection);
   if (!device) {
-    // cmake/AoeTesting.cmake: SKIP_REGULAR_EXPRESSION AOE_TEST_SKIPPED.
-    std::printf("AOE_TEST_SKIPPED: no OpenCL device: %s\n", device.error().message.c_str());
+    skip("no OpenCL device: " + device.error().message);
     return std::nullopt;
   }
   return selection;

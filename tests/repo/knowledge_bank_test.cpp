@@ -1,3 +1,4 @@
+#include "support/skip.hpp"
 #include <aoe/core/concepts.hpp>
 #include <aoe/repo/knowledge_bank.hpp>
 
@@ -166,8 +167,12 @@ TEST_CASE("bank: an unwritable bank directory is a clear error") {
     CHECK(w.error().message.find(root.string()) != std::string::npos);
     CHECK_FALSE(bank.store(record(key, 1e-5)).has_value());
   }
+}
+
+TEST_CASE("bank: a read-only bank directory is a clear error") {
+  const auto key = aoe::make_bank_key(matmul(32), aoe::KnowledgeKind::schedule, scope);
   if (::geteuid() == 0) {
-    MESSAGE("running as root: directory permissions do not apply; read-only case skipped");
+    aoe::test::skip("running as root: directory permissions do not apply to root");
     return;
   }
   TempDir dir("ro");
@@ -208,4 +213,42 @@ TEST_CASE("bank: two processes storing into one bank at once lose nothing") {
   const auto all = bank.entries(scope, aoe::KnowledgeKind::schedule);
   REQUIRE(all.has_value());
   CHECK(all->size() == 2 * per_process);
+}
+
+TEST_CASE("bank: keys that are not AOE operator keys go to their device's user-keys file") {
+  TempDir dir("user_keys");
+  const aoe::TuningKey key{"matmul/n=256/fp32", "host"};
+  const aoe::TuningKey other_device{"matmul/n=256/fp32", "host/x86_64"};
+  {
+    aoe::KnowledgeBank bank({.custom_root = dir.path});
+    CHECK_FALSE(bank.lookup(key)->has_value());
+    CHECK(*bank.store(record(key, 2e-3)) == aoe::StoreOutcome::added);
+    CHECK(*bank.store(record(key, 3e-3, 32)) == aoe::StoreOutcome::kept);
+    CHECK(*bank.store(record(key, 1e-3, 64)) == aoe::StoreOutcome::updated);
+    CHECK(*bank.store(record(other_device, 5e-3)) == aoe::StoreOutcome::added);
+  }
+  const fs::path file = dir.path / "host" / "user_bank" / "host_user_keys.json";
+  REQUIRE(fs::exists(file));
+  CHECK(fs::exists(dir.path / "host%2Fx86_64" / "user_bank" / "host%2Fx86_64_user_keys.json"));
+  CHECK_FALSE(fs::exists(dir.path / "host" / "unified_bank"));  // never an AOE AiCore file
+  const std::string text = slurp(file);
+  CHECK(text.find("\"knowledge_kind\":\"user_keys\"") != std::string::npos);
+  CHECK(text.find("\"device\":\"host\"") != std::string::npos);
+  aoe::KnowledgeBank fresh({.custom_root = dir.path});
+  const auto found = fresh.lookup(key);
+  REQUIRE(found.has_value());
+  REQUIRE(found->has_value());
+  CHECK((*found)->key == key);
+  CHECK((*found)->value == doctest::Approx(1e-3));
+  CHECK((*found)->configuration[0].value == aoe::Value(64));
+  CHECK((*fresh.lookup(other_device))->value == doctest::Approx(5e-3));
+  const auto all = fresh.user_entries("host");
+  REQUIRE(all.has_value());
+  REQUIRE(all->size() == 1);
+  CHECK(all->begin()->second.key == key);
+  // A key without a device has no file to go to.
+  const auto bad = fresh.store(record(aoe::TuningKey{"matmul", ""}, 1));
+  REQUIRE_FALSE(bad.has_value());
+  CHECK(bad.error().message.find("non-empty problem and device") != std::string::npos);
+  CHECK(aoe::detail::bank_device_file_part("..") == "%2E%2E");
 }

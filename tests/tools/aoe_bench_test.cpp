@@ -5,6 +5,7 @@
 #include "record.hpp"
 #include "replay/replay_cache.hpp"
 #include "report.hpp"
+#include "support/skip.hpp"
 #include "support/temp_dir.hpp"
 
 #include <boost/json/serialize.hpp>
@@ -13,6 +14,9 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -134,9 +138,49 @@ TEST_CASE("aoe-bench: a budget in seconds is spent in recorded device time") {
   for (const auto e : (*results)[0].strategies[0].evaluations_run) CHECK(e == 3);
 }
 
+TEST_CASE("aoe-bench: progress is reported once per repetition, in order") {
+  aoe::test::TempDir dir("aoe_bench_progress");
+  const auto problems = tiny_problem(dir);
+  std::vector<std::size_t> done;
+  std::size_t total = 0;
+  aoe_bench::Settings settings{
+      .budget = 5, .budget_seconds = {}, .repeats = 6, .seed = 3, .threads = 2};
+  settings.on_progress = [&](std::size_t d, std::size_t t) {
+    done.push_back(d);
+    total = t;
+  };
+  REQUIRE(aoe_bench::run_experiment(problems, {"random", "grid"}, settings).has_value());
+  CHECK(total == 12);
+  REQUIRE(done.size() == 12);
+  for (std::size_t i = 0; i < done.size(); ++i) CHECK(done[i] == i + 1);
+}
+
+#ifdef AOE_TOOL_AOE_BENCH_PATH
+TEST_CASE("aoe-bench: the console table is labelled and states the cutoff extension") {
+  aoe::test::TempDir dir("aoe_bench_console");
+  const std::string input =
+      dir.write("tiny.json", aoe::test::kernel_tuner_cache(aoe::test::tiny_entries()));
+  const std::string out = dir.file("out.txt");
+  const std::string cmd = std::string(AOE_TOOL_AOE_BENCH_PATH) + " --input " + input +
+                          " --strategy random --budget 2 --repeats 3 --seed 1 --json " +
+                          dir.file("r.json") + " > " + out + " 2>&1";
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  std::ifstream in(out);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(text.find("mean fraction @2") != std::string::npos);
+  CHECK(text.find("median") != std::string::npos);
+  CHECK(text.find("score") != std::string::npos);
+  CHECK(text.find("fraction@") == std::string::npos);  // the old unlabelled, repeated columns
+  // tiny has 9 configurations: random search's cutoff is past 2 evaluations.
+  CHECK(text.find("note: tiny: each repetition ran ") != std::string::npos);
+  CHECK(text.find("not 2") != std::string::npos);
+  CHECK(text.find("repetitions,") == std::string::npos);  // no progress when not a terminal
+}
+#endif
+
 TEST_CASE("aoe-bench record writes a Kernel Tuner cache that replays (needs an OpenCL device)") {
   if (!aoe_bench::record_available()) {
-    std::printf("AOE_TEST_SKIPPED: aoe-bench was built without OpenCL\n");
+    aoe::test::skip("aoe-bench was built without OpenCL");
     return;
   }
   aoe::test::TempDir dir("aoe_bench_record");
@@ -149,7 +193,7 @@ TEST_CASE("aoe-bench record writes a Kernel Tuner cache that replays (needs an O
                                           .repetitions = 2,
                                           .output = path});
   if (!summary && summary.error().code == aoe::make_error_code(aoe::Errc::not_found)) {
-    std::printf("AOE_TEST_SKIPPED: no OpenCL device: %s\n", summary.error().message.c_str());
+    aoe::test::skip("no OpenCL device: " + summary.error().message);
     return;
   }
   REQUIRE_MESSAGE(summary.has_value(), summary.error().message);

@@ -212,6 +212,8 @@ aoe::Result<std::vector<ProblemResult>> run_experiment(const std::vector<Problem
   std::vector<std::vector<double>> curves(jobs.size());
   std::vector<std::size_t> evaluations(jobs.size(), 0);
   std::atomic<std::size_t> next{0};
+  std::size_t done = 0;  // guarded by progress_mutex
+  std::mutex progress_mutex;
   std::mutex failure_mutex;
   std::optional<std::pair<std::size_t, std::string>> failure;  // the first job that threw
   const auto work = [&] {
@@ -228,6 +230,10 @@ aoe::Result<std::vector<ProblemResult>> run_experiment(const std::vector<Problem
                                  problems[job.problem].name + " (repetition " +
                                  std::to_string(job.repeat) + ") threw: " + e.what());
         }
+      }
+      if (settings.on_progress) {
+        const std::lock_guard<std::mutex> lock(progress_mutex);
+        settings.on_progress(++done, jobs.size());
       }
     }
   };

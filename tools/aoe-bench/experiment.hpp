@@ -67,6 +67,9 @@ struct Settings {
   /// ensemble) measure each input's `Problem::defaults` first, as a tuner started from a
   /// runner's default does; grid and random search never do (they are the baselines).
   bool start_from_default = false;
+  /// Called after each repetition with (repetitions done, total), from the worker threads but
+  /// never by two at once; for a progress display. Empty: nothing is called.
+  std::function<void(std::size_t, std::size_t)> on_progress{};
 };
 
 /// What one strategy did on one problem over all repetitions.

@@ -17,9 +17,13 @@
 
 #include <CLI/CLI.hpp>
 #include <boost/json/serialize.hpp>
+#include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <exception>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -151,7 +155,25 @@ int main(int argc, char** argv) {
       }
       problems.push_back(std::move(*problem));
     }
+    // Progress on a terminal only (stderr): repetitions done of total, elapsed, time left.
+    const bool terminal = ::isatty(::fileno(stderr)) == 1;
+    const auto started = std::chrono::steady_clock::now();
+    if (terminal) {
+      settings.on_progress = [started, last = std::chrono::steady_clock::time_point{}](
+                                 std::size_t done, std::size_t total) mutable {
+        const auto now = std::chrono::steady_clock::now();
+        if (done != total && now - last < std::chrono::milliseconds(200)) return;
+        last = now;
+        const double elapsed = std::chrono::duration<double>(now - started).count();
+        const double left = elapsed / static_cast<double>(done) * static_cast<double>(total - done);
+        std::fprintf(stderr,
+                     "\raoe-bench: %zu/%zu repetitions, %.0f s elapsed, about %.0f s left\033[K",
+                     done, total, elapsed, left);
+        std::fflush(stderr);
+      };
+    }
     auto results = aoe_bench::run_experiment(problems, strategies, settings);
+    if (terminal) std::fprintf(stderr, "\r\033[K");
     if (!results) {
       std::fprintf(stderr, "aoe-bench: %s\n", results.error().what().c_str());
       return exit_internal;
@@ -167,16 +189,32 @@ int main(int argc, char** argv) {
         return exit_output;
       }
     }
+    // The table: per input and strategy, the mean and the median over the repetitions of the
+    // fraction of the optimum after --budget evaluations, and the methodology score.
+    const std::string mean_label = "mean fraction @" + std::to_string(settings.budget);
+    std::printf("%-36s %-14s %*s %8s %7s\n", "input", "strategy",
+                static_cast<int>(std::max<std::size_t>(mean_label.size(), 8)), mean_label.c_str(),
+                "median", "score");
     for (const auto& pr : *results) {
       for (const auto& s : pr.strategies) {
-        const auto f100 = s.fraction_of_optimum.find(100);
-        std::printf("%-36s %-14s fraction@%zu %.4f  fraction@100 %s  score %.3f\n",
-                    pr.problem->name.c_str(), s.name.c_str(), s.budget,
-                    s.fraction_of_optimum.at(s.budget),
-                    f100 != s.fraction_of_optimum.end() && f100->second == f100->second
-                        ? std::to_string(f100->second).c_str()
-                        : "-",
-                    s.score);
+        const double median = s.fraction_median.size() >= s.budget && s.budget != 0
+                                  ? s.fraction_median[s.budget - 1]
+                                  : std::numeric_limits<double>::quiet_NaN();
+        std::printf("%-36s %-14s %*.4f %8.4f %7.3f\n", pr.problem->name.c_str(), s.name.c_str(),
+                    static_cast<int>(std::max<std::size_t>(mean_label.size(), 8)),
+                    s.fraction_of_optimum.at(s.budget), median, s.score);
+      }
+    }
+    // Say so when the methodology score made each repetition run past --budget.
+    for (const auto& pr : *results) {
+      if (!pr.strategies.empty() && pr.strategies.front().run_length > settings.budget) {
+        const auto& s = pr.strategies.front();
+        std::printf(
+            "note: %s: each repetition ran %zu evaluations, not %zu: the methodology score "
+            "averages up to random search's cutoff (evaluations %zu-%zu); the fractions above "
+            "are at %zu\n",
+            pr.problem->name.c_str(), s.run_length, settings.budget, s.score_range.first,
+            s.score_range.last, settings.budget);
       }
     }
   } catch (const std::exception& e) {

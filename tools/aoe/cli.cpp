@@ -5,6 +5,8 @@
 #include "gdat_command.hpp"
 #include "opat_command.hpp"
 #include "sgat_command.hpp"
+#include <aoe/graph/input_shape.hpp>
+#include <aoe/graph/model_format.hpp>
 #include <aoe/measure/simulator/soc.hpp>
 #include <aoe/search/search_names.hpp>
 
@@ -43,13 +45,16 @@ int run(int argc, const char* const* argv, const aoe::GetEnv& getenv, std::ostre
       "(GDAT) tuning, on the OpenAOE simulator. See docs/cli.md.",
       "aoe"};
   app.add_option("-m,--model", opt.model,
-                 "the model graph (JSON, docs/model_format.md); GDAT: or a gradient profile "
-                 "(docs/gdat.md)");
+                 "the model: an ONNX model or an OpenAOE JSON graph (docs/model_format.md); "
+                 "GDAT: or a gradient profile (docs/gdat.md)");
   app.add_option("-j,--job_type", opt.job_type,
                  "1: subgraph tuning (SGAT), 2: operator tuning (OPAT), 4: gradient tuning "
                  "(GDAT); default: AOE_MODE");
   app.add_option("-f,--framework", opt.framework,
-                 "the model's format: json (OpenAOE graph; the default)");
+                 "the model's format: 5 (ONNX) or json (OpenAOE graph); default: the file's "
+                 "content decides");
+  app.add_option("--input_shape", opt.input_shape,
+                 "ONNX: static sizes of the model's inputs, \"name:n,c,h,w;name2:...\"");
   app.add_option("--soc_version", opt.soc_version, "the SoC to tune for (default Ascend910A)");
   add_opat_options(app, opat);
   add_sgat_options(app, sgat);
@@ -108,11 +113,15 @@ int run(int argc, const char* const* argv, const aoe::GetEnv& getenv, std::ostre
     err << "aoe: --model is required (gradient tuning takes --gradient_profile instead)\n";
     return exit_usage;
   }
-  if (opt.framework != "json") {
-    err << "aoe: --framework=" << opt.framework
-        << ": this build reads OpenAOE JSON graphs only (--framework=json); convert Caffe (0), "
-           "MindSpore (1), TensorFlow (3) or ONNX (5) models to docs/model_format.md first\n";
+  if (auto f = aoe::model_format_from_framework(opt.framework, aoe::ModelFormat::json); !f) {
+    err << "aoe: " << f.error().message << "\n";
     return exit_usage;
+  }
+  if (!opt.input_shape.empty()) {
+    if (auto s = aoe::parse_input_shape(opt.input_shape); !s) {
+      err << "aoe: " << s.error().message << "\n";
+      return exit_usage;
+    }
   }
   if (opt.device == "ascend") {
 #if defined(AOE_WITH_ASCEND)

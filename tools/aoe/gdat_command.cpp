@@ -1,7 +1,7 @@
 // `aoe --job_type=4`: GDAT on a modelled cluster, its flags and its output (docs/gdat.md).
 #include "gdat_command.hpp"
 
-#include <aoe/graph/loader.hpp>
+#include "model_input.hpp"
 #include <aoe/jobs/gdat/backward_derivation.hpp>
 #include <aoe/jobs/gdat/cluster_loader.hpp>
 #include <aoe/jobs/gdat/profile_loader.hpp>
@@ -48,21 +48,32 @@ aoe::Result<aoe::gdat::Cluster> make_cluster(const GdatFlags& f, int& exit_code)
   return c;
 }
 
-/// The training model: --gradient_profile, else --model (a gradient profile or a model graph
-/// whose backward pass is derived on the simulator).
+/// The training model: --gradient_profile, else --model (a gradient profile, a model graph or an
+/// ONNX model, whose backward pass is derived on the simulator). `exit_code` is set for an error:
+/// exit_usage when the flags do not fit the model or the build, exit_input otherwise.
 aoe::Result<aoe::gdat::GradientProfile> load_input(const CommonOptions& common, const GdatFlags& f,
-                                                   const aoe::sim::Soc& soc) {
+                                                   const aoe::sim::Soc& soc, int& exit_code) {
+  exit_code = exit_input;
   if (!f.gradient_profile.empty()) return aoe::gdat::load_gradient_profile(f.gradient_profile);
-  auto text = aoe::gdat::detail::read_text(
-      common.model, "a model graph (docs/model_format.md) or a gradient profile (docs/gdat.md)");
-  if (!text) return text.error();
-  auto json = aoe::gdat::detail::parse_json(*text, common.model);
-  if (!json) return json.error();
-  if (aoe::gdat::looks_like_gradient_profile(*json)) {
-    return aoe::gdat::read_gradient_profile(*json, common.model);
+  auto bytes = read_model_file(common.model);
+  if (!bytes) return bytes.error();
+  auto format = model_format(common, *bytes);
+  if (!format) {
+    exit_code = model_exit_code(format.error());
+    return format.error();
   }
-  auto graph = aoe::parse_graph(*text, common.model);
-  if (!graph) return graph.error();
+  if (*format == aoe::ModelFormat::json) {
+    auto json = aoe::gdat::detail::parse_json(*bytes, common.model);
+    if (!json) return json.error();
+    if (aoe::gdat::looks_like_gradient_profile(*json)) {
+      return aoe::gdat::read_gradient_profile(*json, common.model);
+    }
+  }
+  auto graph = parse_model(common, *bytes, *format);
+  if (!graph) {
+    exit_code = model_exit_code(graph.error());
+    return graph.error();
+  }
   return aoe::gdat::derive_gradient_profile(*graph, soc);
 }
 
@@ -140,10 +151,11 @@ int run_gdat_command(const CommonOptions& common, const GdatFlags& flags,
     io.out << "aoe: --gradient_profile given: tuning " << flags.gradient_profile
            << "; --model is not read\n";
   }
-  auto profile = load_input(common, flags, soc);
+  int input_exit = exit_input;
+  auto profile = load_input(common, flags, soc, input_exit);
   if (!profile) {
     io.err << "aoe: " << profile.error().message << "\n";
-    return exit_input;
+    return input_exit;
   }
 
   aoe::gdat::GradientFusionBank bank(env.graph_bank_root(), common.soc_version);

@@ -1,11 +1,12 @@
 // `aoe --job_type=2`: OPAT on the simulator, its flags and its progress output (docs/cli.md).
 #include "opat_command.hpp"
 
+#include "model_input.hpp"
+
 #if defined(AOE_WITH_ASCEND)
 #include "ascend_device.hpp"
 #endif
 
-#include <aoe/graph/loader.hpp>
 #include <aoe/jobs/opat_job.hpp>
 #include <aoe/jobs/simulator_backend.hpp>
 #include <aoe/repo/knowledge_bank.hpp>
@@ -89,10 +90,10 @@ int run_opat_command(const CommonOptions& common, const OpatFlags& flags,
   }
   *budget = common.with_budget_flag(*budget);
 
-  auto graph = aoe::load_graph(common.model);
+  auto graph = load_model(common);
   if (!graph) {
     io.err << "aoe: " << graph.error().message << "\n";
-    return exit_input;
+    return model_exit_code(graph.error());
   }
 
   aoe::SimulatorBackend backend(soc);

@@ -1,7 +1,7 @@
 // `aoe --job_type=1`: SGAT on the simulator, its flag and its progress output (docs/sgat.md).
 #include "sgat_command.hpp"
 
-#include <aoe/graph/loader.hpp>
+#include "model_input.hpp"
 #include <aoe/jobs/sgat/graph_bank.hpp>
 #include <aoe/jobs/sgat/sgat_job.hpp>
 #include <aoe/search/by_name.hpp>
@@ -32,10 +32,10 @@ int run_sgat_command(const CommonOptions& common, const SgatFlags& flags,
   }
   *budget = common.with_budget_flag(*budget);
 
-  auto graph = aoe::load_graph(common.model);
+  auto graph = load_model(common);
   if (!graph) {
     io.err << "aoe: " << graph.error().message << "\n";
-    return exit_input;
+    return model_exit_code(graph.error());
   }
 
   aoe::SgatOptions o{.search = common.search,

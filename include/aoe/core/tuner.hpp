@@ -1,5 +1,7 @@
 // Tuner<Search, Measure, Repo>: the closed loop every job runs.
 //   repository lookup -> (hit: reuse) -> propose -> measure -> observe -> ... -> store the winner
+// With a repository that keeps trials (aoe::trial_log), every trial is logged as it is made and
+// an interrupted run resumes: its logged trials are replayed into the search policy unmeasured.
 #ifndef AOE_CORE_TUNER_HPP
 #define AOE_CORE_TUNER_HPP
 
@@ -10,6 +12,8 @@
 #include "aoe/core/trial.hpp"
 #include "aoe/core/tuning_result.hpp"
 #include "aoe/repo/memory_repository.hpp"
+#include "aoe/repo/trial_log.hpp"
+#include "aoe/space/fingerprint.hpp"
 #include "aoe/space/space.hpp"
 
 #include <chrono>
@@ -96,42 +100,60 @@ bool notify_batch(O& o, const Args&... args) {
 /// checked member by member so that a missing one is named in the error (docs/concepts.md).
 template <class Search, class Measure, class Repo = MemoryRepository>
 class Tuner {
-  static_assert(
-      requires(Search & s, SpaceView v, std::uint64_t seed) { s.start(v, seed); },
-      "aoe::Tuner: the search policy needs a member `start(aoe::SpaceView, "
-      "std::uint64_t seed)` (docs/concepts.md#search_policy)");
-  static_assert(
-      requires(Search & s, std::size_t n) {
-        { s.propose(n) } -> std::same_as<std::vector<Configuration>>;
-      },
-      "aoe::Tuner: the search policy needs a member `std::vector<aoe::Configuration> "
-      "propose(std::size_t n)` (docs/concepts.md#search_policy)");
-  static_assert(
-      requires(Search & s, std::span<const Trial> t) { s.observe(t); },
-      "aoe::Tuner: the search policy needs a member `observe(std::span<const "
-      "aoe::Trial>)` (docs/concepts.md#search_policy)");
-  static_assert(
+  static constexpr bool search_has_start = requires(Search & s, SpaceView v, std::uint64_t seed) {
+    s.start(v, seed);
+  };
+  static constexpr bool search_has_propose = requires(Search & s, std::size_t n) {
+    { s.propose(n) } -> std::same_as<std::vector<Configuration>>;
+  };
+  static constexpr bool search_has_observe = requires(Search & s, std::span<const Trial> t) {
+    s.observe(t);
+  };
+  static constexpr bool measure_has_measure =
       requires(Measure & m, SpaceView v, std::span<const Configuration> b) {
-        { m.measure(v, b) } -> std::same_as<std::vector<Measurement>>;
-      },
-      "aoe::Tuner: the measure policy needs a member `std::vector<aoe::Measurement> "
-      "measure(aoe::SpaceView, std::span<const aoe::Configuration>)` "
-      "(docs/concepts.md#measure_policy)");
-  static_assert(
-      requires(const Repo& r, const TuningKey& k) {
-        { r.lookup(k) } -> std::same_as<Result<std::optional<Record>>>;
-      },
-      "aoe::Tuner: the repository needs a member `aoe::Result<std::optional<aoe::"
-      "Record>> lookup(const aoe::TuningKey&) const` "
-      "(docs/concepts.md#repository_policy)");
-  static_assert(
-      requires(Repo & r, const Record& rec) {
-        { r.store(rec) } -> std::same_as<Result<StoreOutcome>>;
-      },
-      "aoe::Tuner: the repository needs a member `aoe::Result<aoe::StoreOutcome> "
-      "store(const aoe::Record&)` (docs/concepts.md#repository_policy)");
-  static_assert(search_policy<Search> && measure_policy<Measure> && repository_policy<Repo>,
-                "aoe::Tuner: the policies must be move-constructible");
+    { m.measure(v, b) } -> std::same_as<std::vector<Measurement>>;
+  };
+  static constexpr bool repo_has_lookup = requires(const Repo& r, const TuningKey& k) {
+    { r.lookup(k) } -> std::same_as<Result<std::optional<Record>>>;
+  };
+  static constexpr bool repo_has_store = requires(Repo & r, const Record& rec) {
+    { r.store(rec) } -> std::same_as<Result<StoreOutcome>>;
+  };
+  static_assert(search_has_start,
+                "aoe::Tuner: the search policy needs a member `start(aoe::SpaceView, "
+                "std::uint64_t seed)` (docs/concepts.md#search_policy)");
+  static_assert(search_has_propose,
+                "aoe::Tuner: the search policy needs a member `std::vector<aoe::Configuration> "
+                "propose(std::size_t n)` (docs/concepts.md#search_policy)");
+  static_assert(search_has_observe,
+                "aoe::Tuner: the search policy needs a member `observe(std::span<const "
+                "aoe::Trial>)` (docs/concepts.md#search_policy)");
+  static_assert(measure_has_measure,
+                "aoe::Tuner: the measure policy needs a member `std::vector<aoe::Measurement> "
+                "measure(aoe::SpaceView, std::span<const aoe::Configuration>)` "
+                "(docs/concepts.md#measure_policy)");
+  static_assert(repo_has_lookup,
+                "aoe::Tuner: the repository needs a member `aoe::Result<std::optional<aoe::"
+                "Record>> lookup(const aoe::TuningKey&) const` "
+                "(docs/concepts.md#repository_policy)");
+  static_assert(repo_has_store,
+                "aoe::Tuner: the repository needs a member `aoe::Result<aoe::StoreOutcome> "
+                "store(const aoe::Record&)` (docs/concepts.md#repository_policy)");
+  // Move-constructibility is checked only for a policy whose members are all there, so that a
+  // policy gets one message, the one that names what it misses.
+  static_assert(!(search_has_start && search_has_propose && search_has_observe) ||
+                    std::move_constructible<Search>,
+                "aoe::Tuner: the search policy must be move-constructible (the tuner holds it by "
+                "value; wrap a non-movable one in a type that holds a pointer to it and "
+                "forwards start/propose/observe) (docs/concepts.md#search_policy)");
+  static_assert(!measure_has_measure || std::move_constructible<Measure>,
+                "aoe::Tuner: the measure policy must be move-constructible (the tuner holds it "
+                "by value; wrap a non-movable one in a type that forwards measure) "
+                "(docs/concepts.md#measure_policy)");
+  static_assert(!(repo_has_lookup && repo_has_store) || std::move_constructible<Repo>,
+                "aoe::Tuner: the repository must be move-constructible (the tuner holds it by "
+                "value; wrap a non-movable one in a type that forwards lookup/store) "
+                "(docs/concepts.md#repository_policy)");
 
  public:
   explicit Tuner(Search search = {}, Measure measure = {}, Repo repository = {},
@@ -178,8 +200,13 @@ class Tuner {
     result.policy = detail::policy_name(search_);
     TuningState state;
     const SpaceView view(space);
+    constexpr bool logs_trials = trial_log<Repo>;
+    std::string fingerprint;
+    if constexpr (fingerprinted_repository<Repo> || logs_trials) {
+      if (key != nullptr) fingerprint = space_fingerprint(space);
+    }
 
-    if (key != nullptr && options_.reuse && try_reuse(space, *key, result)) {
+    if (key != nullptr && options_.reuse && try_reuse(space, *key, fingerprint, result)) {
       (notify_start(observers, view, state), ...);
       result.total_seconds = seconds(Clock::now() - started);
       (notify_finish(observers, result), ...);
@@ -193,9 +220,37 @@ class Tuner {
     }
     (notify_start(observers, view, state), ...);
 
+    // Resume: the trials an interrupted run logged, by configuration. A proposal found here is
+    // taken from the log instead of being measured (docs/database.md#resume).
+    std::unordered_map<Configuration, LoggedTrial, ConfigurationHash> replay;
+    bool logging = false;
+    std::vector<LoggedTrial> to_log;
+    if constexpr (logs_trials) {
+      if (key != nullptr) {
+        RunInfo info{*key, fingerprint, options_.seed, result.policy, options_.batch_size, {}};
+        for (const auto& p : space.parameters()) info.parameters.push_back(p.name());
+        auto logged = repo_.begin_run(info);
+        if (logged) {
+          logging = true;
+          for (auto& lt : *logged) {
+            if (auto c = space.find(lt.configuration)) replay.emplace(std::move(*c), std::move(lt));
+          }
+        } else {
+          result.repository_error = logged.error();
+        }
+      }
+    }
+    const auto log = [&](const Trial& t) {
+      if (logging) {
+        to_log.push_back(LoggedTrial{space.named_values(t.configuration), t.measurement,
+                                     t.evaluation, t.started, t.finished});
+      }
+    };
+
     // Every configuration evaluated in this run, to its index in the history.
     std::unordered_map<Configuration, std::size_t, ConfigurationHash> seen;
     std::vector<Configuration> fresh;
+    std::vector<Configuration> to_measure;
     std::vector<Trial> observed;
     std::size_t stalled = 0;
     bool stop_requested = false;
@@ -244,7 +299,9 @@ class Tuner {
               Status::constraints, broken != nullptr
                                        ? "violates constraint '" + broken->description() + "'"
                                        : std::string("index out of range"));
+          const bool was_logged = replay.erase(c) > 0;
           record(std::move(t), state, result, seen);
+          if (!was_logged) log(result.history.back());
           stop_requested = notify_measured(result.history.back()) || stop_requested;
           continue;
         }
@@ -252,30 +309,58 @@ class Tuner {
       }
 
       if (!fresh.empty()) {
-        const auto t1 = Clock::now();
-        std::vector<Measurement> measurements =
-            measure_.measure(view, std::span<const Configuration>(fresh));
-        const double wall = seconds(Clock::now() - t1);
-        AOE_ASSERT(measurements.size() == fresh.size(),
-                   "measure policy must return one measurement per configuration");
+        // Measure what the log does not have; keep the proposal order in the history.
+        to_measure.clear();
+        for (const auto& c : fresh) {
+          if (!replay.contains(c)) to_measure.push_back(c);
+        }
+        std::vector<Measurement> measurements;
+        double per_config = 0;
+        if (!to_measure.empty()) {
+          const auto t1 = Clock::now();
+          measurements = measure_.measure(view, std::span<const Configuration>(to_measure));
+          const double wall = seconds(Clock::now() - t1);
+          AOE_ASSERT(measurements.size() == to_measure.size(),
+                     "measure policy must return one measurement per configuration");
+          per_config = wall / static_cast<double>(to_measure.size());
+        }
         double clock = result.search_seconds + result.measure_seconds;
-        const double per_config = wall / static_cast<double>(fresh.size());
+        std::size_t next = 0;
         for (std::size_t i = 0; i < fresh.size(); ++i) {
           Trial t;
-          t.configuration = std::move(fresh[i]);
-          t.measurement = std::move(measurements[i]);
-          const double cost =
-              detail::reports_device_time<Measure>() ? t.measurement.cost : per_config;
-          if (!detail::reports_device_time<Measure>() && t.measurement.cost == 0) {
-            t.measurement.cost = per_config;
+          double cost = 0;
+          bool replayed = false;
+          if (const auto it = replay.find(fresh[i]); it != replay.end()) {
+            t.measurement = std::move(it->second.measurement);
+            cost = it->second.finished - it->second.started;
+            replay.erase(it);
+            replayed = true;
+            ++result.replayed;
+          } else {
+            t.measurement = std::move(measurements[next++]);
+            cost = detail::reports_device_time<Measure>() ? t.measurement.cost : per_config;
+            if (!detail::reports_device_time<Measure>() && t.measurement.cost == 0) {
+              t.measurement.cost = per_config;
+            }
           }
+          t.configuration = std::move(fresh[i]);
           t.started = clock;
           clock += cost;
           t.finished = clock;
           result.measure_seconds += cost;
           record(std::move(t), state, result, seen);
+          if (!replayed) log(result.history.back());
           state.elapsed = result.search_seconds + result.measure_seconds;
           stop_requested = notify_measured(result.history.back()) || stop_requested;
+        }
+      }
+      if constexpr (logs_trials) {
+        if (logging && !to_log.empty()) {
+          if (auto logged = repo_.log_trials(std::span<const LoggedTrial>(to_log)); !logged) {
+            result.repository_error = logged.error();
+            logging = false;  // keep tuning; the run just cannot be resumed past this point
+          }
+          to_log.clear();
         }
       }
 
@@ -318,7 +403,13 @@ class Tuner {
       if (key != nullptr) {
         Record rec{*key, space.named_values(*result.best_configuration), state.best_value,
                    Provenance{result.policy, state.evaluations, detail::utc_timestamp()}};
-        auto stored = repo_.store(rec);
+        auto stored = [&] {
+          if constexpr (fingerprinted_repository<Repo>) {
+            return repo_.store(rec, std::string_view(fingerprint));
+          } else {
+            return repo_.store(rec);
+          }
+        }();
         if (stored) {
           result.stored = *stored;
         } else {
@@ -327,12 +418,28 @@ class Tuner {
       }
     }
     result.total_seconds = seconds(Clock::now() - started);
+    if constexpr (logs_trials) {
+      if (logging) {
+        RunSummary summary{std::string(to_string(result.reason)), state.evaluations, std::nullopt,
+                           result.total_seconds};
+        if (state.has_best()) summary.best_value = state.best_value;
+        if (auto ended = repo_.end_run(summary); !ended) result.repository_error = ended.error();
+      }
+    }
     (notify_finish(observers, result), ...);
     return result;
   }
 
-  bool try_reuse(const Space& space, const TuningKey& key, TuningResult& result) {
-    auto found = repo_.lookup(key);
+  bool try_reuse(const Space& space, const TuningKey& key, const std::string& fingerprint,
+                 TuningResult& result) {
+    auto found = [&] {
+      if constexpr (fingerprinted_repository<Repo>) {
+        return repo_.lookup(key, std::string_view(fingerprint));
+      } else {
+        (void)fingerprint;
+        return repo_.lookup(key);
+      }
+    }();
     if (!found) {
       result.repository_error = found.error();
       return false;

@@ -55,6 +55,8 @@ struct TuningResult {
   std::optional<StoreOutcome> stored;         ///< what the repository did with the winner
   std::optional<ErrorInfo> repository_error;  ///< a failed lookup or store
   std::string policy;                         ///< the search policy's name
+  /// Trials taken from the repository's log of an interrupted run instead of being measured.
+  std::size_t replayed = 0;
 
   [[nodiscard]] bool found() const noexcept { return best_configuration.has_value(); }
   [[nodiscard]] std::size_t count(Status s) const noexcept {

@@ -33,17 +33,18 @@ struct FusionOptions {
 
 namespace detail {
 
-inline constexpr std::array<std::string_view, 3> conv_types{"Conv2D", "DepthwiseConv2D",
-                                                            "Conv2DCompress"};
+inline constexpr std::array<std::string_view, 4> conv_types{"Conv2D", "DepthwiseConv2D",
+                                                            "Conv2DCompress", "Conv2DTranspose"};
 inline constexpr std::array<std::string_view, 4> matmul_types{"MatMul", "MatMulV2", "BatchMatMul",
                                                               "BatchMatMulV2"};
 inline constexpr std::array<std::string_view, 4> conv_activations{"Relu", "Relu6", "LeakyRelu",
                                                                   "Sigmoid"};
 inline constexpr std::array<std::string_view, 4> matmul_activations{"Gelu", "Relu", "Tanh",
                                                                     "FastGelu"};
-inline constexpr std::array<std::string_view, 17> elementwise_types{
-    "Add",  "Sub",  "Mul",  "RealDiv", "Relu",    "Relu6", "Gelu", "Sigmoid",  "Tanh",
-    "Cast", "Muls", "Adds", "Maximum", "Minimum", "Exp",   "Neg",  "LeakyRelu"};
+inline constexpr std::array<std::string_view, 22> elementwise_types{
+    "Add",       "Sub",  "Mul",         "RealDiv",   "Relu",        "Relu6",   "Gelu", "Sigmoid",
+    "Tanh",      "Cast", "Muls",        "Adds",      "Maximum",     "Minimum", "Exp",  "Neg",
+    "LeakyRelu", "Erf",  "HardSigmoid", "HardSwish", "ClipByValue", "PRelu"};
 /// Layout-only operators: no AI Core kernel, nothing for OPAT to tune.
 inline constexpr std::array<std::string_view, 7> layout_types{
     "Reshape", "Flatten", "Squeeze", "Unsqueeze", "ExpandDims", "Identity", "Data"};

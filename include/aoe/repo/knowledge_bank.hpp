@@ -8,9 +8,18 @@
 //           "entries": {"<operator key text>": {"knowledge": {...}, "cost_time(us)", "value",
 //                       "provenance": {"policy", "evaluations", "timestamp", "tool"}}}}
 // AOE keys entries by the MD5 of the key text; we key by the text itself (readable, exact).
+//
+// Keys that are not AOE operator keys (a library user's, e.g. TuningKey{"matmul/n=256/fp32",
+// "host"}) go to a file of their own per device, never into AOE's files:
+//   <root>/<device>/user_bank/<device>_user_keys.json
+// Content: {"schema_version": 1, "device", "knowledge_kind": "user_keys",
+//           "entries": {"<problem>": <an entry as above>}}
+// <device> is the key's device with every byte other than [A-Za-z0-9._-] written as %XX (a
+// device of dots only is written wholly as %XX), so distinct devices never share a file.
 #ifndef AOE_REPO_KNOWLEDGE_BANK_HPP
 #define AOE_REPO_KNOWLEDGE_BANK_HPP
 
+#include "aoe/config/environment.hpp"
 #include "aoe/core/error.hpp"
 #include "aoe/repo/bank_key.hpp"
 #include "aoe/repo/detail/bank_file.hpp"
@@ -50,6 +59,11 @@ struct KnowledgeBankOptions {
   std::optional<std::filesystem::path> builtin_root =
       std::nullopt;                                  ///< read only, consulted after the custom
   std::string tool = "openaoe " AOE_VERSION_STRING;  ///< written into each entry's provenance
+  /// fsync each file written (and its directory): a store survives a power loss. false: each
+  /// write is still atomic (temporary file, rename) and survives the process being killed, but
+  /// not a power loss; a store then costs a fraction of a millisecond instead of ~10 ms on this
+  /// project's CI disk (docs/online.md).
+  bool durable = true;
 };
 
 namespace detail {
@@ -80,6 +94,27 @@ inline std::optional<Value> value_from_json(const boost::json::value& j) {
   return std::nullopt;
 }
 
+/// A device name as a file name part: bytes other than [A-Za-z0-9._-] as %XX (and a name of
+/// dots only wholly so), so that distinct devices never share a file and none leaves the root.
+inline std::string bank_device_file_part(const std::string& device) {
+  static constexpr char hex[] = "0123456789ABCDEF";
+  const bool dots_only = device.find_first_not_of('.') == std::string::npos;
+  std::string out;
+  for (const char ch : device) {
+    const auto c = static_cast<unsigned char>(ch);
+    const bool safe = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                      c == '-' || c == '_' || (c == '.' && !dots_only);
+    if (safe) {
+      out.push_back(ch);
+    } else {
+      out.push_back('%');
+      out.push_back(hex[c >> 4U]);
+      out.push_back(hex[c & 15U]);
+    }
+  }
+  return out;
+}
+
 }  // namespace detail
 
 /// The operator knowledge bank (custom over built-in). Thread-safe: lookups share a cache of the
@@ -94,6 +129,18 @@ class KnowledgeBank {
 
   KnowledgeBank(KnowledgeBank&&) noexcept = default;
   KnowledgeBank& operator=(KnowledgeBank&&) noexcept = default;
+
+  /// The bank AOE's environment names: custom root `Environment::op_bank_root()`
+  /// (TUNE_BANK_PATH, else ${ASCEND_CACHE_PATH}/aoe_data, else the default under HOME), built-in
+  /// root under ASCEND_OPP_PATH when set. Used by `aoe::Online` when it makes its repository:
+  /// online tuning stores every winner as it is found, so `durable` is false by default there
+  /// (atomic, survives a killed process, not a power loss).
+  [[nodiscard]] static KnowledgeBank from_environment(const Environment& env,
+                                                      bool durable = false) {
+    return KnowledgeBank(KnowledgeBankOptions{.custom_root = env.op_bank_root(),
+                                              .builtin_root = env.builtin_bank_root(),
+                                              .durable = durable});
+  }
 
   [[nodiscard]] const KnowledgeBankOptions& options() const noexcept { return options_; }
 
@@ -111,27 +158,35 @@ class KnowledgeBank {
     return file_for(options_.custom_root, scope, kind);
   }
 
-  /// The record for `key` (a key of `make_bank_key`): the custom bank first, then the built-in.
-  /// An unreadable, corrupt or unknown-version file is an error naming it.
+  /// The file of a device's user keys (keys that are not AOE operator keys) under `root`.
+  [[nodiscard]] static std::filesystem::path user_file_for(const std::filesystem::path& root,
+                                                           const std::string& device) {
+    const std::string d = detail::bank_device_file_part(device);
+    return root / d / "user_bank" / (d + "_user_keys.json");
+  }
+
+  /// The custom bank's file of a device's user keys.
+  [[nodiscard]] std::filesystem::path custom_user_file(const std::string& device) const {
+    return user_file_for(options_.custom_root, device);
+  }
+
+  /// The record for `key`: the custom bank first, then the built-in. An AOE operator key (of
+  /// `make_bank_key`) is looked up in its SoC's file, any other key in its device's user-keys
+  /// file. An unreadable, corrupt or unknown-version file is an error naming it.
   [[nodiscard]] Result<std::optional<Record>> lookup(const TuningKey& key) const {
-    const auto parsed = parse_bank_key(key);
-    if (!parsed) {
-      return make_error(Errc::invalid_argument,
-                        "knowledge bank: key '" + key.problem + "' on '" + key.device +
-                            "' is not a bank key (expected aoe::make_bank_key's form)");
-    }
+    auto slot = slot_for(key);
+    if (!slot) return slot.error();
     std::lock_guard lock(state_->mutex);
     for (const bool custom : {true, false}) {
       if (!custom && !options_.builtin_root) break;
-      const auto file = file_for(custom ? options_.custom_root : *options_.builtin_root,
-                                 parsed->scope, parsed->kind);
+      const auto file = slot->file(custom ? options_.custom_root : *options_.builtin_root);
       auto it = state_->cache.find(file);
       if (it == state_->cache.end()) {
-        auto entries = read_file(file, parsed->scope, parsed->kind);
+        auto entries = read_file(file, *slot);
         if (!entries) return entries.error();
         it = state_->cache.emplace(file, std::move(*entries)).first;
       }
-      const auto e = it->second.find(parsed->op_key);
+      const auto e = it->second.find(slot->entry);
       if (e != it->second.end()) {
         Record r = e->second;
         r.key = key;
@@ -145,19 +200,16 @@ class KnowledgeBank {
   /// (`updated`); otherwise `kept` and nothing is written. Under the file's lock the file is
   /// re-read, so records written meanwhile by another process are kept.
   Result<StoreOutcome> store(const Record& record) {
-    const auto parsed = parse_bank_key(record.key);
-    if (!parsed) {
-      return make_error(Errc::invalid_argument,
-                        "knowledge bank: key '" + record.key.problem + "' is not a bank key");
-    }
-    const auto file = custom_file(parsed->scope, parsed->kind);
+    auto slot = slot_for(record.key);
+    if (!slot) return slot.error();
+    const auto file = slot->file(options_.custom_root);
     std::lock_guard guard(state_->mutex);
     auto lock = lock_file(file);
     if (!lock) return lock.error();
-    auto entries = read_file(file, parsed->scope, parsed->kind);
+    auto entries = read_file(file, *slot);
     if (!entries) return entries.error();
     StoreOutcome outcome = StoreOutcome::added;
-    const auto it = entries->find(parsed->op_key);
+    const auto it = entries->find(slot->entry);
     if (it != entries->end()) {
       if (!(record.value < it->second.value)) {
         state_->cache[file] = std::move(*entries);
@@ -165,10 +217,8 @@ class KnowledgeBank {
       }
       outcome = StoreOutcome::updated;
     }
-    (*entries)[parsed->op_key] = record;
-    if (auto written = write_file(file, parsed->scope, parsed->kind, *entries); !written) {
-      return written.error();
-    }
+    (*entries)[slot->entry] = record;
+    if (auto written = write_file(file, *slot, *entries); !written) return written.error();
     state_->cache[file] = std::move(*entries);
     return outcome;
   }
@@ -179,7 +229,7 @@ class KnowledgeBank {
     for (const auto kind : {KnowledgeKind::schedule, KnowledgeKind::format, KnowledgeKind::impl}) {
       auto lock = lock_file(custom_file(scope, kind));
       if (!lock) return lock.error();
-      auto entries = read_file(custom_file(scope, kind), scope, kind);
+      auto entries = read_file(custom_file(scope, kind), Slot::operator_key(scope, kind, {}));
       if (!entries) return entries.error();
     }
     return {};
@@ -194,10 +244,54 @@ class KnowledgeBank {
   /// Every entry of one custom file (for tools and tests).
   [[nodiscard]] Result<std::map<std::string, Record>> entries(const BankScope& scope,
                                                               KnowledgeKind kind) const {
-    return read_file(custom_file(scope, kind), scope, kind);
+    return read_file(custom_file(scope, kind), Slot::operator_key(scope, kind, {}));
+  }
+
+  /// Every entry of one device's custom user-keys file, by problem (for tools and tests).
+  [[nodiscard]] Result<std::map<std::string, Record>> user_entries(
+      const std::string& device) const {
+    return read_file(custom_user_file(device), Slot::user_key(device, {}));
   }
 
  private:
+  /// Where a key's entry lives: its file (relative to a root), its name in the file's
+  /// "entries", and how the file's header reads.
+  struct Slot {
+    bool user = false;  ///< a user key (not an AOE operator key)
+    BankScope scope;    ///< operator keys: the SoC and core count
+    KnowledgeKind kind = KnowledgeKind::schedule;
+    std::string device;  ///< user keys: the key's device
+    std::string entry;   ///< the entry's name: the operator key text, or the problem
+
+    static Slot operator_key(BankScope scope, KnowledgeKind kind, std::string entry) {
+      return Slot{false, std::move(scope), kind, {}, std::move(entry)};
+    }
+    static Slot user_key(std::string device, std::string entry) {
+      return Slot{true, {}, KnowledgeKind::schedule, std::move(device), std::move(entry)};
+    }
+    [[nodiscard]] std::filesystem::path file(const std::filesystem::path& root) const {
+      return user ? user_file_for(root, device) : file_for(root, scope, kind);
+    }
+    /// The key a record read from this slot's file gets back.
+    [[nodiscard]] TuningKey key_of(const std::string& name) const {
+      if (user) return TuningKey{name, device};
+      return TuningKey{std::string(to_string(kind)) + "|" + name,
+                       scope.soc_version + "_" + std::to_string(scope.core_num)};
+    }
+  };
+
+  [[nodiscard]] static Result<Slot> slot_for(const TuningKey& key) {
+    if (auto parsed = parse_bank_key(key)) {
+      return Slot::operator_key(std::move(parsed->scope), parsed->kind, std::move(parsed->op_key));
+    }
+    if (key.problem.empty() || key.device.empty()) {
+      return make_error(Errc::invalid_argument, "knowledge bank: key '" + key.problem + "' on '" +
+                                                    key.device +
+                                                    "': expected a non-empty problem and device");
+    }
+    return Slot::user_key(key.device, key.problem);
+  }
+
   struct State {
     std::mutex mutex;
     std::map<std::filesystem::path, detail::BankEntries> cache;
@@ -209,8 +303,7 @@ class KnowledgeBank {
   }
 
   [[nodiscard]] static Result<detail::BankEntries> read_file(const std::filesystem::path& file,
-                                                             const BankScope& scope,
-                                                             KnowledgeKind kind) {
+                                                             const Slot& slot) {
     detail::BankEntries out;
     std::error_code ec;
     if (!std::filesystem::exists(file, ec)) return out;
@@ -247,13 +340,12 @@ class KnowledgeBank {
     if (entries == nullptr || !entries->is_object()) {
       return corrupt("/entries", "expected an object");
     }
-    const std::string device = scope.soc_version + "_" + std::to_string(scope.core_num);
     for (const auto& [k, v] : entries->as_object()) {
       const std::string ptr = "/entries/" + std::string(k);
       const auto* e = v.if_object();
       if (e == nullptr) return corrupt(ptr, "expected an object");
       Record r;
-      r.key = TuningKey{std::string(to_string(kind)) + "|" + std::string(k), device};
+      r.key = slot.key_of(std::string(k));
       const auto* knowledge = e->if_contains("knowledge");
       if (knowledge == nullptr || !knowledge->is_object()) {
         return corrupt(ptr + "/knowledge", "expected an object of parameter values");
@@ -285,15 +377,19 @@ class KnowledgeBank {
     return out;
   }
 
-  [[nodiscard]] Result<void> write_file(const std::filesystem::path& file, const BankScope& scope,
-                                        KnowledgeKind kind,
+  [[nodiscard]] Result<void> write_file(const std::filesystem::path& file, const Slot& slot,
                                         const detail::BankEntries& entries) const {
     boost::json::object root;
     root["schema_version"] = knowledge_bank_schema_version;
-    root["soc_version"] = scope.soc_version;
-    root["core_num"] = scope.core_num;
-    root["core_type"] = "AiCore";
-    root["knowledge_kind"] = std::string(to_string(kind));
+    if (slot.user) {
+      root["device"] = slot.device;
+      root["knowledge_kind"] = "user_keys";
+    } else {
+      root["soc_version"] = slot.scope.soc_version;
+      root["core_num"] = slot.scope.core_num;
+      root["core_type"] = "AiCore";
+      root["knowledge_kind"] = std::string(to_string(slot.kind));
+    }
     boost::json::object& out = root["entries"].emplace_object();
     for (const auto& [k, r] : entries) {
       boost::json::object e;
@@ -310,7 +406,7 @@ class KnowledgeBank {
       e["provenance"] = std::move(p);
       out[k] = std::move(e);
     }
-    return write_atomically(file, boost::json::serialize(root));
+    return write_atomically(file, boost::json::serialize(root), options_.durable);
   }
 
  public:

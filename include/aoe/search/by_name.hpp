@@ -35,8 +35,9 @@ struct SearchStart {
 /// (SimulatedAnnealing<>), "evolutionary" (Evolutionary<>), "bayesian" (Bayesian<>),
 /// "ensemble" (Ensemble over annealing, evolutionary and bayesian), started as `start` says. An
 /// unknown name is `Errc::invalid_argument`, with a message that lists the valid names.
-[[nodiscard]] inline Result<AnySearch> make_search(std::string_view name,
-                                                   const SearchStart& start) {
+/// (A template only so that including this header instantiates no policy until it is called.)
+template <class = void>
+[[nodiscard]] Result<AnySearch> make_search(std::string_view name, const SearchStart& start) {
   if (name == "grid") return AnySearch(GridSearch({.order = GridOrder::spread}));
   if (name == "random") return AnySearch(RandomSearch{});
   if (name == "annealing") {
@@ -69,8 +70,9 @@ struct SearchStart {
 }
 
 /// The policy by name with its default options.
-[[nodiscard]] inline Result<AnySearch> make_search(std::string_view name) {
-  return make_search(name, SearchStart{});
+template <class = void>
+[[nodiscard]] Result<AnySearch> make_search(std::string_view name) {
+  return make_search<>(name, SearchStart{});
 }
 
 }  // namespace aoe

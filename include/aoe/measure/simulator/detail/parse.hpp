@@ -8,6 +8,7 @@
 #include "aoe/op/operator_desc.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <numeric>
 #include <string>
@@ -62,7 +63,37 @@ namespace aoe::sim::detail {
 
 [[nodiscard]] inline bool is_cube_type(std::string_view t) {
   return t == "MatMul" || t == "MatMulV2" || t == "BatchMatMul" || t == "BatchMatMulV2" ||
-         t == "FullyConnection" || t == "Conv2D";
+         t == "FullyConnection" || t == "Conv2D" || t == "Conv2DTranspose";
+}
+
+/// Data-movement operators (imported models): priced as memory-bound copies on the vector
+/// cores. `reads_input`: the operator reads all of its inputs (Concat, Transpose, Resize, Pad,
+/// Tile, BroadcastTo); otherwise it reads about what it writes (a slice, a gather of rows).
+struct DataMovement {
+  std::string_view name;
+  bool reads_input;
+  double passes;  ///< vector passes per output element (index math of a resize, a transpose)
+};
+inline constexpr std::array<DataMovement, 12> data_movement_ops{{
+    {"ConcatD", true, 1},
+    {"SplitD", true, 1},
+    {"StridedSliceD", false, 1},
+    {"TransposeD", true, 2},
+    {"GatherV2", false, 1},
+    {"PadD", true, 1},
+    {"TileD", true, 1},
+    {"BroadcastToD", true, 1},
+    {"DepthToSpace", true, 2},
+    {"SpaceToDepth", true, 2},
+    {"ResizeNearestNeighborV2", true, 2},
+    {"ResizeBilinearV2", true, 6},
+}};
+
+[[nodiscard]] inline const DataMovement* data_movement(std::string_view t) {
+  for (const auto& d : data_movement_ops) {
+    if (d.name == t) return &d;
+  }
+  return nullptr;
 }
 
 /// Seconds of one TransData pass (read `in`, write `out` bytes) on the vector cores.
@@ -167,7 +198,11 @@ namespace aoe::sim::detail {
         static_cast<std::int64_t>(size_of(op.outputs.empty() ? a.dtype : op.outputs[0].dtype));
     md.cube_formats = true;
     md.tensors_nd = a.format != Format::FRACTAL_NZ;
-  } else if (head == "Conv2D") {
+  } else if (head == "Conv2D" || head == "Conv2DTranspose") {
+    // Conv2DTranspose is priced as Ascend runs it (Conv2DBackpropInput): a convolution over the
+    // stride-dilated input, K = Cin/groups * kh * kw per output pixel; its filter is
+    // [Cin, Cout/groups, kh, kw] and its output size comes from the model.
+    const bool transposed = head == "Conv2DTranspose";
     if (op.inputs.size() < 2) return bad("expects two inputs (x, filter)");
     const auto& w = op.inputs[1];
     const std::string df = text_attr(op, "data_format", x.format == Format::NHWC ? "NHWC" : "NCHW");
@@ -185,21 +220,30 @@ namespace aoe::sim::detail {
                  std::to_string(x.shape.size()));
     }
     if (w.shape.size() != 4) return bad("expects a 4-D filter");
+    const auto groups_attr = int_list(op, "groups", {1});
+    const std::int64_t groups = groups_attr.empty() ? 1 : groups_attr[0];
+    if (groups <= 0 || cin % groups != 0) {
+      return bad("groups = " + std::to_string(groups) + " does not divide the " +
+                 std::to_string(cin) + " input channels");
+    }
     std::int64_t cout = 0, wcin = 0, kh = 0, kw = 0;
-    if (w.format == Format::HWCN) {
+    if (transposed) {
+      if (w.shape[0] != cin) {
+        return bad("inconsistent shapes: input has " + std::to_string(cin) +
+                   " channels, the transposed filter expects " + std::to_string(w.shape[0]));
+      }
+      cout = w.shape[1] * groups, wcin = cin / groups, kh = w.shape[2], kw = w.shape[3];
+    } else if (w.format == Format::HWCN) {
       kh = w.shape[0], kw = w.shape[1], wcin = w.shape[2], cout = w.shape[3];
     } else if (w.format == Format::NHWC) {
       cout = w.shape[0], kh = w.shape[1], kw = w.shape[2], wcin = w.shape[3];
     } else {
       cout = w.shape[0], wcin = w.shape[1], kh = w.shape[2], kw = w.shape[3];
     }
-    const auto groups = int_list(op, "groups", {1});
-    if (!groups.empty() && groups[0] != 1) {
-      return make_error(Errc::unsupported, who + ": groups != 1 (use DepthwiseConv2D)");
-    }
-    if (wcin != cin) {
-      return bad("inconsistent shapes: input has " + std::to_string(cin) +
-                 " channels, filter expects " + std::to_string(wcin));
+    if (wcin * groups != cin || cout % groups != 0) {
+      return bad("inconsistent shapes: input has " + std::to_string(cin) + " channels in " +
+                 std::to_string(groups) + " group(s), filter expects " + std::to_string(wcin) +
+                 " per group for " + std::to_string(cout) + " outputs");
     }
     const auto hw = [&](const std::vector<std::int64_t>& v, int which) -> std::int64_t {
       if (v.size() == 4) return v[static_cast<std::size_t>(nhwc ? 1 + which : 2 + which)];
@@ -208,20 +252,36 @@ namespace aoe::sim::detail {
     };
     const auto strides = int_list(op, "strides", {1, 1});
     const auto dil = int_list(op, "dilations", {1, 1});
-    const auto pads = int_list(op, "pads", {0, 0, 0, 0});
-    if (pads.size() != 4) return bad("attribute 'pads' must be [top, bottom, left, right]");
     const std::int64_t sh = hw(strides, 0), sw = hw(strides, 1);
     const std::int64_t dh = hw(dil, 0), dw = hw(dil, 1);
     if (sh <= 0 || sw <= 0 || dh <= 0 || dw <= 0) return bad("strides and dilations must be > 0");
-    const std::int64_t ho = (h + pads[0] + pads[1] - ((kh - 1) * dh + 1)) / sh + 1;
-    const std::int64_t wo = (wd + pads[2] + pads[3] - ((kw - 1) * dw + 1)) / sw + 1;
+    std::int64_t ho = 0, wo = 0;
+    if (transposed) {
+      if (op.outputs.empty() || op.outputs[0].shape.size() != 4) {
+        return bad(
+            "needs its 4-D output description (the output size of a transposed "
+            "convolution depends on its padding)");
+      }
+      const auto& y = op.outputs[0].shape;
+      ho = nhwc ? y[1] : y[2];
+      wo = nhwc ? y[2] : y[3];
+    } else {
+      const auto pads = int_list(op, "pads", {0, 0, 0, 0});
+      if (pads.size() != 4) return bad("attribute 'pads' must be [top, bottom, left, right]");
+      ho = (h + pads[0] + pads[1] - ((kh - 1) * dh + 1)) / sh + 1;
+      wo = (wd + pads[2] + pads[3] - ((kw - 1) * dw + 1)) / sw + 1;
+    }
     if (ho <= 0 || wo <= 0) return bad("the window is larger than the padded input");
     if (!op.outputs.empty() && out_elements != nb * cout * ho * wo) {
       return bad("inconsistent shapes: output has " + std::to_string(out_elements) +
                  " elements, expected N*Cout*Ho*Wo = " + std::to_string(nb * cout * ho * wo));
     }
+    // A grouped convolution is `groups` independent convolutions: the cube's batch.
+    md.batch = groups;
+    cin /= groups;
+    cout /= groups;
     md.family = Family::cube;
-    md.kind = "conv";
+    md.kind = transposed ? "conv_transpose" : "conv";
     md.in_bytes = static_cast<std::int64_t>(size_of(x.dtype));
     md.out_bytes =
         static_cast<std::int64_t>(size_of(op.outputs.empty() ? x.dtype : op.outputs[0].dtype));
@@ -236,7 +296,7 @@ namespace aoe::sim::detail {
     for (std::size_t i = 2; i < op.inputs.size(); ++i) {
       if (op.inputs[i].elements() == out_elements) {
         md.extra_input_bytes += static_cast<double>(op.inputs[i].bytes());
-      } else if (op.inputs[i].elements() == cout) {
+      } else if (op.inputs[i].elements() == cout * groups) {
         md.bias = true;
       }
     }
@@ -297,8 +357,10 @@ namespace aoe::sim::detail {
                 (head.starts_with("Avg") ? 1 : 0) + chain_passes;
     md.ub_per_elem = eb * in_ratio + eb + (depthwise ? 4 : 0);
     md.chip_bytes = static_cast<double>(x.bytes() + expect * static_cast<std::int64_t>(eb));
-  } else if (head.starts_with("Reduce") || head == "SoftmaxV2" || head == "Softmax" ||
+  } else if (head.starts_with("Reduce") || head == "ArgMaxV2" || head == "ArgMinV2" ||
+             head == "SoftmaxV2" || head == "Softmax" || head == "LogSoftmaxV2" ||
              head == "LayerNorm") {
+    const bool reduce = head.starts_with("Reduce") || head.starts_with("ArgM");
     const auto rank = static_cast<std::int64_t>(x.shape.size());
     std::vector<std::int64_t> axes;
     if (head == "LayerNorm") {
@@ -309,7 +371,7 @@ namespace aoe::sim::detail {
     } else {
       std::vector<std::int64_t> all(static_cast<std::size_t>(rank));
       std::iota(all.begin(), all.end(), 0);
-      axes = int_list(op, "axes", head.starts_with("Reduce") ? all : std::vector<std::int64_t>{-1});
+      axes = int_list(op, "axes", reduce ? all : std::vector<std::int64_t>{-1});
       if (axes.empty()) axes = all;
     }
     std::vector<bool> reduced(static_cast<std::size_t>(rank), false);
@@ -325,7 +387,7 @@ namespace aoe::sim::detail {
     md.rows = x.elements() / row;
     md.elements = x.elements();
     md.in_per_elem = eb;
-    if (head.starts_with("Reduce")) {
+    if (reduce) {
       md.kind = "reduce";
       md.reduce_op = true;
       md.out_per_elem = eb / static_cast<double>(row);
@@ -354,6 +416,27 @@ namespace aoe::sim::detail {
       }
     }
     md.chip_bytes = static_cast<double>(x.bytes()) * (1 + md.out_per_elem / eb);
+  } else if (const auto* dm = data_movement(head)) {
+    double written = 0;
+    std::int64_t e = 0;
+    for (const auto& t : op.outputs) {
+      written += static_cast<double>(t.bytes());
+      e += t.elements();
+    }
+    if (op.outputs.empty()) return bad("needs its output descriptions (what it writes)");
+    double read = 0;
+    for (const auto& t : op.inputs) read += static_cast<double>(t.bytes());
+    if (!dm->reads_input)
+      read = std::min(
+          read, written + (op.inputs.size() > 1 ? static_cast<double>(op.inputs[1].bytes()) : 0.0));
+    const double eb = static_cast<double>(size_of(op.outputs[0].dtype));
+    md.kind = "datamove";
+    md.elements = e;
+    md.in_per_elem = read / static_cast<double>(e);
+    md.out_per_elem = written / static_cast<double>(e);
+    md.passes = dm->passes;
+    md.ub_per_elem = md.in_per_elem + md.out_per_elem + (dm->passes > 1 ? eb : 0);
+    md.chip_bytes = read + written;
   } else if (head == "TransData") {
     const Format dst = op.outputs.empty() ? Format::FRACTAL_NZ : op.outputs[0].format;
     const double eb = static_cast<double>(size_of(x.dtype));

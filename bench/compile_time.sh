@@ -1,0 +1,63 @@
+#!/bin/sh
+# Compile time of a user's translation unit, per umbrella header (docs/getting_started.md,
+# "Which header"). Each TU is a header and an empty main, compiled like a Release build
+# (-O2 -std=c++20), REPEATS times; prints JSON with, per TU, the median wall time, the median
+# CPU time (user + system: what the wall time is on an idle machine) and the peak memory.
+#
+#   bench/compile_time.sh [CXX]          (CXX defaults to $CXX, else g++)
+#
+# Environment: REPEATS (3); AOE_INCLUDE (the include/ directory to measure, default this
+# checkout's; e.g. an older version's, for a before/after comparison); CASES (names of the
+# cases below to run, space-separated; default all). Needs GNU time (/usr/bin/time) and the Debian packages of
+# scripts/install-deps.sh. The goals (issue 15): <aoe.hpp> under 3 s, tuner + random search +
+# host runner under 1.5 s.
+set -eu
+here=$(cd "$(dirname "$0")/.." && pwd)
+cxx=${1:-${CXX:-g++}}
+repeats=${REPEATS:-3}
+include=${AOE_INCLUDE:-$here/include}
+only=${CASES:-}
+[ -x /usr/bin/time ] || { echo "compile_time.sh: needs GNU time (/usr/bin/time)" >&2; exit 2; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# name|includes (comma-separated)|extra flags
+cases="aoe.hpp|aoe.hpp|
+tuner_random_host|aoe/core/tuner.hpp,aoe/search/random_search.hpp,aoe/measure/host_runner.hpp|
+sqlite.hpp|aoe/sqlite.hpp|
+simulator.hpp|aoe/simulator.hpp|
+replay.hpp|aoe/replay.hpp|
+jobs.hpp|aoe/jobs.hpp|"
+
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+printf '{\n  "compiler": "%s",\n  "flags": "-std=c++20 -O2",\n  "repeats": %s,\n  "load_average": "%s",\n  "translation_units": [\n' \
+  "$($cxx --version | head -n 1)" "$repeats" "$(cut -d' ' -f1-3 /proc/loadavg)"
+first=1
+echo "$cases" | while IFS='|' read -r name includes extra; do
+  [ -n "$name" ] || continue
+  if [ -n "$only" ]; then
+    case " $only " in *" $name "*) ;; *) continue ;; esac
+  fi
+  tu="$work/$name.cpp"
+  : > "$tu"
+  for h in $(echo "$includes" | tr ',' ' '); do echo "#include <$h>" >> "$tu"; done
+  echo "int main() {}" >> "$tu"
+  : > "$work/times"
+  i=0
+  while [ "$i" -lt "$repeats" ]; do
+    /usr/bin/time -f '%e %U %S %M' -o "$work/one" \
+      "$cxx" -std=c++20 -O2 -I"$include" -isystem /usr/include/eigen3 $extra \
+      -c "$tu" -o "$work/out.o"
+    cat "$work/one" >> "$work/times"
+    i=$((i + 1))
+  done
+  wall=$(awk '{ print $1 }' "$work/times" | median)
+  cpu=$(awk '{ printf "%.2f\n", $2 + $3 }' "$work/times" | median)
+  mem=$(awk '{ print $4 }' "$work/times" | sort -n | tail -n 1)
+  [ "$first" -eq 1 ] || printf ',\n'
+  first=0
+  printf '    {"name": "%s", "includes": "%s", "wall_seconds": %s, "cpu_seconds": %s, "peak_kb": %s}' \
+    "$name" "$includes" "$wall" "$cpu" "$mem"
+done
+printf '\n  ]\n}\n'

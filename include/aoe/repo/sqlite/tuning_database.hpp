@@ -1,0 +1,527 @@
+// aoe::TuningDatabase: a repository on an SQLite file that keeps every trial of every run, the
+// best record per key and space, and the runs' metadata; interrupted runs resume from it.
+// Needs SQLite 3 (target aoe::sqlite; docs/database.md).
+#ifndef AOE_REPO_SQLITE_TUNING_DATABASE_HPP
+#define AOE_REPO_SQLITE_TUNING_DATABASE_HPP
+
+#include "aoe/core/error.hpp"
+#include "aoe/export/detail/json_text.hpp"
+#include "aoe/measure/measurement.hpp"
+#include "aoe/measure/status.hpp"
+#include "aoe/repo/record.hpp"
+#include "aoe/repo/sqlite/detail/connection.hpp"
+#include "aoe/repo/trial_log.hpp"
+#include "aoe/space/value.hpp"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <ctime>
+#include <limits>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace aoe {
+
+/// How a database file is opened.
+struct DatabaseOptions {
+  bool read_only = false;  ///< for inspection and export; `store` and the run log then fail
+  /// SQLite's `synchronous` in WAL mode: false (NORMAL) survives a killed process and keeps
+  /// the file consistent after a power loss, which may lose the last trials; true (FULL) keeps
+  /// every committed trial through a power loss at the cost of an fsync per batch.
+  bool synchronous_full = false;
+  int busy_timeout_ms = 10000;  ///< how long to wait for another process's write lock
+};
+
+/// A run as the database keeps it.
+struct RunRow {
+  std::int64_t id = 0;
+  RunInfo info;
+  std::string started_at;   ///< ISO 8601, UTC
+  std::string finished_at;  ///< empty while the run is unfinished
+  std::string reason;       ///< to_string(StopReason), empty while unfinished
+  std::size_t trials = 0;   ///< trials logged
+  std::optional<double> best_value;
+};
+
+/// A repository on an SQLite file in WAL mode, which several processes can share. Models
+/// `repository_policy` for any `TuningKey`, and the optional `fingerprinted_repository` (a
+/// record tuned on another space is a miss) and `trial_log` (every trial is kept; an
+/// interrupted run with the same key, space, seed and policy resumes) capabilities. Every
+/// error names the file. Schema: docs/database.md.
+class TuningDatabase {
+ public:
+  static constexpr int schema_version = 1;
+
+  /// Opens or creates `path`. Non-throwing; the constructor below throws `aoe::Error` instead.
+  [[nodiscard]] static Result<TuningDatabase> open(const std::string& path,
+                                                   DatabaseOptions options = {}) {
+    auto c = detail::sqlite::Connection::open(path, options.read_only);
+    if (!c) return c.error();
+    TuningDatabase db;
+    db.conn_ = std::move(*c);
+    if (auto r = db.init(options); !r) return r.error();
+    return db;
+  }
+
+  explicit TuningDatabase(const std::string& path, DatabaseOptions options = {})
+      : TuningDatabase(open(path, options).value()) {}
+
+  TuningDatabase(TuningDatabase&&) noexcept = default;
+  TuningDatabase& operator=(TuningDatabase&&) noexcept = default;
+  TuningDatabase(const TuningDatabase&) = delete;
+  TuningDatabase& operator=(const TuningDatabase&) = delete;
+  ~TuningDatabase() = default;
+
+  [[nodiscard]] const std::string& path() const { return conn_.path(); }
+
+  // ---- repository_policy: records without a space fingerprint --------------------------------
+
+  [[nodiscard]] Result<std::optional<Record>> lookup(const TuningKey& key) const {
+    return lookup(key, "");
+  }
+  Result<StoreOutcome> store(const Record& record) { return store(record, ""); }
+
+  // ---- fingerprinted_repository -------------------------------------------------------------
+
+  /// The best record for `key` tuned on a space with this fingerprint; none for another space.
+  [[nodiscard]] Result<std::optional<Record>> lookup(const TuningKey& key,
+                                                     std::string_view fingerprint) const {
+    auto s = conn_.prepare(
+        "SELECT b.value, b.policy, b.evaluations, b.timestamp, j.key, j.value, j.type "
+        "FROM best b, json_each(b.configuration) j "
+        "WHERE b.problem = ?1 AND b.device = ?2 AND b.space_fingerprint = ?3 ORDER BY j.id");
+    if (!s) return s.error();
+    s->bind(1, key.problem).bind(2, key.device).bind(3, fingerprint);
+    std::optional<Record> out;
+    while (true) {
+      auto row = s->step();
+      if (!row) return row.error();
+      if (!*row) break;
+      if (!out) {
+        out.emplace();
+        out->key = key;
+        out->value = s->real(0);
+        out->provenance.policy = s->text(1);
+        out->provenance.evaluations = static_cast<std::size_t>(s->integer(2));
+        out->provenance.timestamp = s->text(3);
+      }
+      out->configuration.push_back({s->text(4), column_value(*s, 5, 6)});
+    }
+    return out;
+  }
+
+  /// Keeps the better of the stored and the new record (lower value) for (key, fingerprint).
+  Result<StoreOutcome> store(const Record& record, std::string_view fingerprint) {
+    auto tx = detail::sqlite::Transaction::begin(conn_);
+    if (!tx) return tx.error();
+    auto q = conn_.prepare(
+        "SELECT value FROM best WHERE problem = ?1 AND device = ?2 AND space_fingerprint = ?3");
+    if (!q) return q.error();
+    q->bind(1, record.key.problem).bind(2, record.key.device).bind(3, fingerprint);
+    auto found = q->step();
+    if (!found) return found.error();
+    StoreOutcome outcome = StoreOutcome::added;
+    if (*found) {
+      if (!(record.value < q->real(0))) return StoreOutcome::kept;  // tx rolls back
+      outcome = StoreOutcome::updated;
+    }
+    q->reset();
+    auto s = conn_.prepare(
+        "INSERT OR REPLACE INTO best (problem, device, space_fingerprint, configuration, value, "
+        "policy, evaluations, timestamp, run_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
+    if (!s) return s.error();
+    s->bind(1, record.key.problem)
+        .bind(2, record.key.device)
+        .bind(3, fingerprint)
+        .bind(4, detail::json_object(record.configuration))
+        .bind(5, record.value)
+        .bind(6, record.provenance.policy)
+        .bind(7, static_cast<std::int64_t>(record.provenance.evaluations))
+        .bind(8, record.provenance.timestamp);
+    if (run_) {
+      s->bind(9, *run_);
+    } else {
+      s->bind_null(9);
+    }
+    if (auto r = s->run(); !r) return r.error();
+    if (auto r = tx->commit(); !r) return r.error();
+    return outcome;
+  }
+
+  // ---- trial_log ----------------------------------------------------------------------------
+
+  /// Resumes the most recent unfinished run that matches `info` and whose process has ended
+  /// (returning its trials), or starts a new run (returning none).
+  Result<std::vector<LoggedTrial>> begin_run(const RunInfo& info) {
+    run_.reset();
+    auto tx = detail::sqlite::Transaction::begin(conn_);
+    if (!tx) return tx.error();
+    auto q = conn_.prepare(
+        "SELECT id, host, pid FROM runs WHERE problem = ?1 AND device = ?2 AND "
+        "space_fingerprint = ?3 AND seed = ?4 AND policy = ?5 AND finished_at IS NULL "
+        "ORDER BY id DESC");
+    if (!q) return q.error();
+    q->bind(1, info.key.problem)
+        .bind(2, info.key.device)
+        .bind(3, info.space_fingerprint)
+        .bind(4, static_cast<std::int64_t>(info.seed))
+        .bind(5, info.policy);
+    const std::string host = host_name();
+    std::optional<std::int64_t> resumed;
+    while (true) {
+      auto row = q->step();
+      if (!row) return row.error();
+      if (!*row) break;
+      const auto pid = static_cast<pid_t>(q->integer(2));
+      const bool alive =
+          q->text(1) == host && pid != ::getpid() && (::kill(pid, 0) == 0 || errno == EPERM);
+      if (!alive) {
+        resumed = q->integer(0);
+        break;
+      }
+    }
+    q->reset();
+    std::vector<LoggedTrial> trials;
+    if (resumed) {
+      auto t = read_trials(*resumed);
+      if (!t) return t.error();
+      trials = std::move(*t);
+      auto u =
+          conn_.prepare("UPDATE runs SET host = ?1, pid = ?2, resumed = resumed + 1 WHERE id = ?3");
+      if (!u) return u.error();
+      u->bind(1, host).bind(2, static_cast<std::int64_t>(::getpid())).bind(3, *resumed);
+      if (auto r = u->run(); !r) return r.error();
+      run_ = *resumed;
+    } else {
+      std::string names;
+      for (const auto& n : info.parameters) {
+        if (!names.empty()) names += '\n';
+        names += n;
+      }
+      auto s = conn_.prepare(
+          "INSERT INTO runs (problem, device, space_fingerprint, seed, policy, batch_size, "
+          "parameters, started_at, host, pid) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
+      if (!s) return s.error();
+      s->bind(1, info.key.problem)
+          .bind(2, info.key.device)
+          .bind(3, info.space_fingerprint)
+          .bind(4, static_cast<std::int64_t>(info.seed))
+          .bind(5, info.policy)
+          .bind(6, static_cast<std::int64_t>(info.batch_size))
+          .bind(7, names)
+          .bind(8, now())
+          .bind(9, host)
+          .bind(10, static_cast<std::int64_t>(::getpid()));
+      if (auto r = s->run(); !r) return r.error();
+      run_ = conn_.last_insert_rowid();
+    }
+    if (auto r = tx->commit(); !r) {
+      run_.reset();
+      return r.error();
+    }
+    return trials;
+  }
+
+  /// Appends trials to the open run, in one transaction. Precondition: `begin_run` succeeded.
+  Result<void> log_trials(std::span<const LoggedTrial> trials) {
+    if (!run_) {
+      return make_error(Errc::invalid_argument,
+                        "tuning database '" + path() + "': log_trials without begin_run");
+    }
+    if (trials.empty()) return {};
+    auto tx = detail::sqlite::Transaction::begin(conn_);
+    if (!tx) return tx.error();
+    auto s = conn_.prepare(
+        "INSERT OR REPLACE INTO trials (run_id, evaluation, configuration, status, value, "
+        "samples, message, cost, started, finished, recorded_at) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
+    if (!s) return s.error();
+    const std::string at = now();
+    for (const auto& t : trials) {
+      s->reset();
+      const auto& m = t.measurement;
+      s->bind(1, *run_)
+          .bind(2, static_cast<std::int64_t>(t.evaluation))
+          .bind(3, detail::json_object(t.configuration))
+          .bind(4, to_string(m.status))
+          .bind(5, std::isfinite(m.value) ? std::optional<double>(m.value) : std::nullopt)
+          .bind(6, detail::json_array(m.samples))
+          .bind(7, m.message)
+          .bind(8, m.cost)
+          .bind(9, t.started)
+          .bind(10, t.finished)
+          .bind(11, at);
+      if (auto r = s->run(); !r) return r.error();
+    }
+    return tx->commit();
+  }
+
+  /// Marks the open run finished with its summary.
+  Result<void> end_run(const RunSummary& summary) {
+    if (!run_) {
+      return make_error(Errc::invalid_argument,
+                        "tuning database '" + path() + "': end_run without begin_run");
+    }
+    auto s = conn_.prepare(
+        "UPDATE runs SET finished_at = ?1, reason = ?2, evaluations = ?3, best_value = ?4, "
+        "total_seconds = ?5 WHERE id = ?6");
+    if (!s) return s.error();
+    s->bind(1, now())
+        .bind(2, summary.reason)
+        .bind(3, static_cast<std::int64_t>(summary.evaluations))
+        .bind(4, summary.best_value)
+        .bind(5, summary.total_seconds)
+        .bind(6, *run_);
+    auto r = s->run();
+    run_.reset();
+    return r;
+  }
+
+  /// The open run's id (between `begin_run` and `end_run`).
+  [[nodiscard]] std::optional<std::int64_t> current_run() const noexcept { return run_; }
+
+  // ---- inspection ---------------------------------------------------------------------------
+
+  /// Every run, oldest first.
+  [[nodiscard]] Result<std::vector<RunRow>> runs() const {
+    auto s = conn_.prepare(
+        "SELECT r.id, r.problem, r.device, r.space_fingerprint, r.seed, r.policy, r.batch_size, "
+        "r.parameters, r.started_at, r.finished_at, r.reason, r.best_value, "
+        "(SELECT COUNT(*) FROM trials t WHERE t.run_id = r.id) FROM runs r ORDER BY r.id");
+    if (!s) return s.error();
+    std::vector<RunRow> out;
+    while (true) {
+      auto row = s->step();
+      if (!row) return row.error();
+      if (!*row) break;
+      RunRow r;
+      r.id = s->integer(0);
+      r.info.key = {s->text(1), s->text(2)};
+      r.info.space_fingerprint = s->text(3);
+      r.info.seed = static_cast<std::uint64_t>(s->integer(4));
+      r.info.policy = s->text(5);
+      r.info.batch_size = static_cast<std::size_t>(s->integer(6));
+      const std::string names = s->text(7);
+      for (std::size_t b = 0; !names.empty() && b <= names.size();) {
+        const auto e = std::min(names.find('\n', b), names.size());
+        r.info.parameters.push_back(names.substr(b, e - b));
+        b = e + 1;
+      }
+      r.started_at = s->text(8);
+      r.finished_at = s->text(9);
+      r.reason = s->text(10);
+      if (!s->is_null(11)) r.best_value = s->real(11);
+      r.trials = static_cast<std::size_t>(s->integer(12));
+      out.push_back(std::move(r));
+    }
+    return out;
+  }
+
+  /// The trials of run `run_id`, in evaluation order.
+  [[nodiscard]] Result<std::vector<LoggedTrial>> trials(std::int64_t run_id) const {
+    return read_trials(run_id);
+  }
+
+  /// Every best record: (key, space fingerprint, record).
+  [[nodiscard]] Result<std::vector<std::pair<std::string, Record>>> best_records() const {
+    auto s = conn_.prepare(
+        "SELECT b.problem, b.device, b.space_fingerprint, b.value, b.policy, b.evaluations, "
+        "b.timestamp, j.key, j.value, j.type FROM best b, json_each(b.configuration) j "
+        "ORDER BY b.problem, b.device, b.space_fingerprint, j.id");
+    if (!s) return s.error();
+    std::vector<std::pair<std::string, Record>> out;
+    while (true) {
+      auto row = s->step();
+      if (!row) return row.error();
+      if (!*row) break;
+      TuningKey key{s->text(0), s->text(1)};
+      std::string fp = s->text(2);
+      if (out.empty() || out.back().second.key != key || out.back().first != fp) {
+        Record r;
+        r.key = std::move(key);
+        r.value = s->real(3);
+        r.provenance = {s->text(4), static_cast<std::size_t>(s->integer(5)), s->text(6)};
+        out.emplace_back(std::move(fp), std::move(r));
+      }
+      out.back().second.configuration.push_back({s->text(7), column_value(*s, 8, 9)});
+    }
+    return out;
+  }
+
+ private:
+  TuningDatabase() = default;
+
+  Result<void> init(const DatabaseOptions& options) {
+    const std::string timeout = "PRAGMA busy_timeout = " + std::to_string(options.busy_timeout_ms);
+    if (auto r = conn_.exec(timeout.c_str()); !r) return r.error();
+    if (options.read_only) return check_schema(false);
+    // WAL: readers never block the writer and several processes share the file.
+    std::string journal;
+    {
+      auto mode = conn_.prepare("PRAGMA journal_mode = WAL");
+      if (!mode) return mode.error();
+      if (auto r = mode->step(); !r) return r.error();
+      journal = mode->text(0);
+    }
+    if (journal != "wal") {
+      return make_error(Errc::unsupported, "tuning database '" + path() +
+                                               "': cannot switch to WAL mode (the file system "
+                                               "may not support shared memory; got journal "
+                                               "mode '" +
+                                               journal + "')");
+    }
+    if (auto r = conn_.exec(options.synchronous_full ? "PRAGMA synchronous = FULL"
+                                                     : "PRAGMA synchronous = NORMAL");
+        !r) {
+      return r.error();
+    }
+    return check_schema(true);
+  }
+
+  Result<void> check_schema(bool create) {
+    if (create) {
+      auto tx = detail::sqlite::Transaction::begin(conn_);
+      if (!tx) return tx.error();
+      auto r = conn_.exec(R"sql(
+CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+INSERT OR IGNORE INTO meta (name, value) VALUES ('schema_version', '1');
+CREATE TABLE IF NOT EXISTS runs (
+  id INTEGER PRIMARY KEY, problem TEXT NOT NULL, device TEXT NOT NULL,
+  space_fingerprint TEXT NOT NULL, seed INTEGER NOT NULL, policy TEXT NOT NULL,
+  batch_size INTEGER NOT NULL, parameters TEXT NOT NULL, started_at TEXT NOT NULL,
+  finished_at TEXT, reason TEXT, evaluations INTEGER, best_value REAL, total_seconds REAL,
+  host TEXT NOT NULL, pid INTEGER NOT NULL, resumed INTEGER NOT NULL DEFAULT 0);
+CREATE INDEX IF NOT EXISTS runs_by_key ON runs (problem, device, space_fingerprint, seed, policy);
+CREATE TABLE IF NOT EXISTS trials (
+  run_id INTEGER NOT NULL REFERENCES runs (id), evaluation INTEGER NOT NULL,
+  configuration TEXT NOT NULL, status TEXT NOT NULL, value REAL, samples TEXT NOT NULL,
+  message TEXT NOT NULL, cost REAL NOT NULL, started REAL NOT NULL, finished REAL NOT NULL,
+  recorded_at TEXT NOT NULL, PRIMARY KEY (run_id, evaluation));
+CREATE TABLE IF NOT EXISTS best (
+  problem TEXT NOT NULL, device TEXT NOT NULL, space_fingerprint TEXT NOT NULL,
+  configuration TEXT NOT NULL, value REAL NOT NULL, policy TEXT NOT NULL,
+  evaluations INTEGER NOT NULL, timestamp TEXT NOT NULL, run_id INTEGER,
+  PRIMARY KEY (problem, device, space_fingerprint));
+)sql");
+      if (!r) return r.error();
+      if (auto c = tx->commit(); !c) return c.error();
+    }
+    auto s = conn_.prepare("SELECT value FROM meta WHERE name = 'schema_version'");
+    if (!s) return s.error();
+    auto row = s->step();
+    if (!row) return row.error();
+    if (!*row) {
+      return make_error(Errc::schema_error,
+                        "tuning database '" + path() + "': no schema_version in table meta");
+    }
+    if (s->text(0) != std::to_string(schema_version)) {
+      return make_error(Errc::unsupported_version,
+                        "tuning database '" + path() + "': schema version " + s->text(0) +
+                            ", this build reads version " + std::to_string(schema_version));
+    }
+    return {};
+  }
+
+  [[nodiscard]] Result<std::vector<LoggedTrial>> read_trials(std::int64_t run_id) const {
+    std::vector<LoggedTrial> out;
+    std::map<std::int64_t, std::size_t> at;  // evaluation -> index in out
+    {
+      auto s = conn_.prepare(
+          "SELECT evaluation, status, value, message, cost, started, finished FROM trials "
+          "WHERE run_id = ?1 ORDER BY evaluation");
+      if (!s) return s.error();
+      s->bind(1, run_id);
+      while (true) {
+        auto row = s->step();
+        if (!row) return row.error();
+        if (!*row) break;
+        LoggedTrial t;
+        t.evaluation = static_cast<std::size_t>(s->integer(0));
+        const std::string status = s->text(1);
+        const auto st = status_from_string(status);
+        if (!st) {
+          return make_error(Errc::schema_error, "tuning database '" + path() + "': run " +
+                                                    std::to_string(run_id) + ", trial " +
+                                                    std::to_string(t.evaluation) +
+                                                    ": unknown status '" + status + "'");
+        }
+        t.measurement.status = *st;
+        t.measurement.value = s->is_null(2) ? std::numeric_limits<double>::infinity() : s->real(2);
+        t.measurement.message = s->text(3);
+        t.measurement.cost = s->real(4);
+        t.started = s->real(5);
+        t.finished = s->real(6);
+        at[s->integer(0)] = out.size();
+        out.push_back(std::move(t));
+      }
+    }
+    {
+      auto s = conn_.prepare(
+          "SELECT t.evaluation, j.key, j.value, j.type FROM trials t, "
+          "json_each(t.configuration) j WHERE t.run_id = ?1 ORDER BY t.evaluation, j.id");
+      if (!s) return s.error();
+      s->bind(1, run_id);
+      while (true) {
+        auto row = s->step();
+        if (!row) return row.error();
+        if (!*row) break;
+        out[at[s->integer(0)]].configuration.push_back({s->text(1), column_value(*s, 2, 3)});
+      }
+    }
+    {
+      auto s = conn_.prepare(
+          "SELECT t.evaluation, j.value FROM trials t, json_each(t.samples) j "
+          "WHERE t.run_id = ?1 ORDER BY t.evaluation, j.id");
+      if (!s) return s.error();
+      s->bind(1, run_id);
+      while (true) {
+        auto row = s->step();
+        if (!row) return row.error();
+        if (!*row) break;
+        out[at[s->integer(0)]].measurement.samples.push_back(
+            s->is_null(1) ? std::numeric_limits<double>::quiet_NaN() : s->real(1));
+      }
+    }
+    return out;
+  }
+
+  /// A json_each value column with its type column ('integer', 'real', 'text').
+  static Value column_value(const detail::sqlite::Statement& s, int value, int type) {
+    const std::string t = s.text(type);
+    if (t == "integer") return Value(s.integer(value));
+    if (t == "real") return Value(s.real(value));
+    return Value(s.text(value));
+  }
+
+  static std::string now() {
+    const std::time_t t = std::time(nullptr);
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char buffer[32];
+    std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return buffer;
+  }
+
+  static std::string host_name() {
+    char buffer[256] = {};
+    if (::gethostname(buffer, sizeof buffer - 1) != 0) return "unknown";
+    return buffer;
+  }
+
+  detail::sqlite::Connection conn_;
+  std::optional<std::int64_t> run_;
+};
+
+}  // namespace aoe
+
+#endif  // AOE_REPO_SQLITE_TUNING_DATABASE_HPP

@@ -1,0 +1,413 @@
+#include "support/landscapes.hpp"
+#include "support/temp_dir.hpp"
+#include <aoe/core/stop_conditions.hpp>
+#include <aoe/core/tuner.hpp>
+#include <aoe/export/history.hpp>
+#include <aoe/repo/sqlite/export.hpp>
+#include <aoe/repo/sqlite/tuning_database.hpp>
+#include <aoe/search/evolutionary.hpp>
+#include <aoe/search/random_search.hpp>
+#include <aoe/space/fingerprint.hpp>
+
+#include <doctest/doctest.h>
+#include <sqlite3.h>
+
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+using namespace aoe;
+using aoe::test::TempDir;
+
+static_assert(repository_policy<TuningDatabase>);
+static_assert(fingerprinted_repository<TuningDatabase>);
+static_assert(trial_log<TuningDatabase>);
+static_assert(!trial_log<MemoryRepository>);
+
+namespace {
+
+Record make_record(double value) {
+  return Record{TuningKey{"transpose/n=2048/f32", "host"},
+                {{"tile", 32}, {"unroll", 0.5}, {"order", "ij"}, {"text_number", "16"}},
+                value,
+                Provenance{"random", 40, "2026-11-24T13:00:00Z"}};
+}
+
+/// Measures the bowl landscape; throws at one evaluation to interrupt a run (as a crash would).
+struct InterruptingRunner {
+  test::Landscape landscape = test::bowl();
+  std::size_t throw_at = 0;  ///< 0: never
+  std::size_t measured = 0;
+  std::vector<Measurement> measure(SpaceView view, std::span<const Configuration> batch) {
+    std::vector<Measurement> out;
+    for (const auto& c : batch) {
+      if (++measured == throw_at) throw std::runtime_error("interrupted");
+      out.push_back(landscape.evaluate(view.space(), c));
+    }
+    return out;
+  }
+};
+
+void check_same_history(const TuningResult& a, const TuningResult& b) {
+  REQUIRE(a.history.size() == b.history.size());
+  for (std::size_t i = 0; i < a.history.size(); ++i) {
+    CAPTURE(i);
+    CHECK(a.history[i].configuration == b.history[i].configuration);
+    CHECK(a.history[i].measurement.status == b.history[i].measurement.status);
+    CHECK(a.history[i].measurement.value == b.history[i].measurement.value);
+    CHECK(a.history[i].evaluation == b.history[i].evaluation);
+  }
+  CHECK(a.best_value == b.best_value);
+  CHECK(a.best_configuration == b.best_configuration);
+}
+
+template <class Search>
+void resume_equals_uninterrupted(std::size_t batch, std::size_t throw_at) {
+  TempDir dir("sqlite_resume");
+  const auto l = test::bowl();
+  const TuningKey key{"bowl", "test"};
+  const TunerOptions options{.seed = 11, .batch_size = batch};
+  const MaxEvaluations budget{60};
+
+  Tuner straight(Search{}, InterruptingRunner{}, TuningDatabase(dir.file("a.db")), options);
+  const TuningResult expected = straight.tune(l.space, key, budget);
+  REQUIRE(expected.history.size() == 60);
+
+  {
+    Tuner first(Search{}, InterruptingRunner{.throw_at = throw_at},
+                TuningDatabase(dir.file("b.db")), options);
+    CHECK_THROWS_AS(first.tune(l.space, key, budget), std::runtime_error);
+  }
+  Tuner second(Search{}, InterruptingRunner{}, TuningDatabase(dir.file("b.db")), options);
+  const TuningResult resumed = second.tune(l.space, key, budget);
+  CHECK_FALSE(resumed.repository_error);
+  // Whole batches before the failing one were logged; the failing batch is measured again.
+  const std::size_t logged = (throw_at - 1) / batch * batch;
+  CHECK(resumed.replayed == logged);
+  CHECK(second.measure().measured == 60 - logged);
+  check_same_history(expected, resumed);
+
+  // One run, finished, with all its trials.
+  auto runs = second.repository().runs();
+  REQUIRE(runs.has_value());
+  REQUIRE(runs->size() == 1);
+  CHECK((*runs)[0].trials == 60);
+  CHECK((*runs)[0].reason == "condition");
+  CHECK_FALSE((*runs)[0].finished_at.empty());
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+}  // namespace
+
+TEST_CASE("tuning database: store and lookup any key, values keep their type") {
+  TempDir dir("sqlite_store");
+  TuningDatabase db(dir.file("t.db"));
+  CHECK(db.lookup(make_record(1).key).value() == std::nullopt);
+  CHECK(db.store(make_record(2.0)).value() == StoreOutcome::added);
+  CHECK(db.store(make_record(3.0)).value() == StoreOutcome::kept);
+  CHECK(db.store(make_record(1.5)).value() == StoreOutcome::updated);
+
+  TuningDatabase again(dir.file("t.db"));  // a second connection reads what the first wrote
+  const auto found = again.lookup(make_record(0).key).value();
+  REQUIRE(found);
+  CHECK(found->value == 1.5);
+  CHECK(found->provenance.policy == "random");
+  CHECK(found->provenance.evaluations == 40);
+  CHECK(found->provenance.timestamp == "2026-11-24T13:00:00Z");
+  REQUIRE(found->configuration.size() == 4);
+  CHECK(found->configuration[0].value.is_integer());
+  CHECK(found->configuration[0].value.as_integer() == 32);
+  CHECK(found->configuration[1].value.is_real());
+  CHECK(found->configuration[1].value.as_real() == 0.5);
+  CHECK(found->configuration[2].value.as_text() == "ij");
+  CHECK(found->configuration[3].value.is_text());
+  CHECK(found->configuration[3].value.as_text() == "16");
+  CHECK(again.lookup(TuningKey{"transpose/n=2048/f32", "other"}).value() == std::nullopt);
+}
+
+TEST_CASE("tuning database: a record tuned on another space is a miss") {
+  TempDir dir("sqlite_fingerprint");
+  TuningDatabase db(dir.file("t.db"));
+  const auto rec = make_record(1);
+  CHECK(db.store(rec, "aaaa").value() == StoreOutcome::added);
+  CHECK(db.lookup(rec.key, "aaaa").value().has_value());
+  CHECK(db.lookup(rec.key, "bbbb").value() == std::nullopt);
+  CHECK(db.lookup(rec.key).value() == std::nullopt);  // no fingerprint: another entry
+
+  // Through the tuner: changing the space changes the fingerprint, so the run tunes again.
+  const auto l = test::bowl();
+  const TuningKey key{"bowl", "test"};
+  Tuner tuner(RandomSearch{}, test::LandscapeRunner(l.evaluate), std::move(db),
+              TunerOptions{.seed = 3});
+  const auto first = tuner.tune(l.space, key, MaxEvaluations{20});
+  CHECK(first.stored == StoreOutcome::added);
+  CHECK(tuner.tune(l.space, key, MaxEvaluations{20}).reason == StopReason::repository_hit);
+  const Space narrower({range("x", 0, 15), range("y", 0, 15), pow2("z", 1, 8)},
+                       {sum_at_most({"x", "y"}, 24)});
+  CHECK(space_fingerprint(narrower) != space_fingerprint(l.space));
+  const auto other = tuner.tune(narrower, key, MaxEvaluations{20});
+  CHECK(other.reason == StopReason::condition);
+  CHECK(other.stored == StoreOutcome::added);
+}
+
+TEST_CASE("tuning database: WAL mode, run metadata and every trial kept") {
+  TempDir dir("sqlite_runs");
+  const auto l = test::bowl();
+  Tuner tuner(RandomSearch{}, test::LandscapeRunner(l.evaluate), TuningDatabase(dir.file("t.db")),
+              TunerOptions{.seed = 5, .batch_size = 3});
+  const auto r = tuner.tune(l.space, TuningKey{"bowl", "host"}, MaxEvaluations{30});
+  CHECK_FALSE(r.repository_error);
+  CHECK(r.replayed == 0);
+
+  sqlite3* raw = nullptr;
+  REQUIRE(sqlite3_open(dir.file("t.db").c_str(), &raw) == SQLITE_OK);
+  sqlite3_stmt* s = nullptr;
+  REQUIRE(sqlite3_prepare_v2(raw, "PRAGMA journal_mode", -1, &s, nullptr) == SQLITE_OK);
+  REQUIRE(sqlite3_step(s) == SQLITE_ROW);
+  CHECK(std::string(reinterpret_cast<const char*>(sqlite3_column_text(s, 0))) == "wal");
+  sqlite3_finalize(s);
+  sqlite3_close(raw);
+
+  const auto& db = tuner.repository();
+  const auto runs = db.runs().value();
+  REQUIRE(runs.size() == 1);
+  CHECK(runs[0].info.key == TuningKey{"bowl", "host"});
+  CHECK(runs[0].info.seed == 5);
+  CHECK(runs[0].info.policy == "random");
+  CHECK(runs[0].info.batch_size == 3);
+  CHECK(runs[0].info.space_fingerprint == space_fingerprint(l.space));
+  CHECK(runs[0].info.parameters == std::vector<std::string>{"x", "y", "z"});
+  CHECK(runs[0].best_value == r.best_value);
+  const auto trials = db.trials(runs[0].id).value();
+  REQUIRE(trials.size() == r.history.size());
+  for (std::size_t i = 0; i < trials.size(); ++i) {
+    CHECK(trials[i].configuration == l.space.named_values(r.history[i].configuration));
+    CHECK(trials[i].measurement.status == r.history[i].measurement.status);
+    CHECK(trials[i].measurement.value == r.history[i].measurement.value);
+    CHECK(trials[i].measurement.message == r.history[i].measurement.message);
+    CHECK(trials[i].evaluation == i + 1);
+  }
+  const auto best = db.best_records().value();
+  REQUIRE(best.size() == 1);
+  CHECK(best[0].first == space_fingerprint(l.space));
+  CHECK(best[0].second.value == r.best_value);
+}
+
+TEST_CASE("tuning database: errors name the file") {
+  TempDir dir("sqlite_errors");
+  const std::string junk = dir.write("junk.db", std::string(4096, 'x'));
+  auto bad = TuningDatabase::open(junk);
+  REQUIRE_FALSE(bad.has_value());
+  CHECK(bad.error().message.find(junk) != std::string::npos);
+
+  const std::string missing = dir.file("no/such/dir/t.db");
+  auto none = TuningDatabase::open(missing);
+  REQUIRE_FALSE(none.has_value());
+  CHECK(none.error().message.find(missing) != std::string::npos);
+  CHECK_THROWS_AS(TuningDatabase{missing}, Error);
+
+  auto ro = TuningDatabase::open(dir.file("absent.db"), DatabaseOptions{.read_only = true});
+  REQUIRE_FALSE(ro.has_value());
+  CHECK(ro.error().message.find("absent.db") != std::string::npos);
+}
+
+TEST_CASE("tuning database: two connections share one file") {
+  TempDir dir("sqlite_shared");
+  TuningDatabase a(dir.file("t.db"));
+  TuningDatabase b(dir.file("t.db"));
+  for (int i = 0; i < 20; ++i) {
+    Record r = make_record(10 - i * 0.1);
+    r.key.problem = "p" + std::to_string(i % 4);
+    REQUIRE((i % 2 == 0 ? a : b).store(r).has_value());
+  }
+  const auto best = a.best_records().value();
+  REQUIRE(best.size() == 4);
+  for (const auto& [fp, rec] : best) CHECK(rec.value < 9.0);
+}
+
+TEST_CASE("resume: an interrupted run continues and equals an uninterrupted one") {
+  SUBCASE("random, batch 1") { resume_equals_uninterrupted<RandomSearch>(1, 23); }
+  SUBCASE("random, batch 4, mid-batch") { resume_equals_uninterrupted<RandomSearch>(4, 31); }
+  SUBCASE("evolutionary, batch 1") { resume_equals_uninterrupted<Evolutionary<>>(1, 37); }
+  SUBCASE("evolutionary, batch 5") { resume_equals_uninterrupted<Evolutionary<>>(5, 44); }
+}
+
+TEST_CASE("resume: a finished run is not resumed, another seed is another run") {
+  TempDir dir("sqlite_no_resume");
+  const auto l = test::bowl();
+  const TuningKey key{"bowl", "test"};
+  Tuner tuner(RandomSearch{}, test::LandscapeRunner(l.evaluate), TuningDatabase(dir.file("t.db")),
+              TunerOptions{.seed = 1, .reuse = false});
+  CHECK(tuner.tune(l.space, key, MaxEvaluations{10}).replayed == 0);
+  CHECK(tuner.tune(l.space, key, MaxEvaluations{10}).replayed == 0);
+  tuner.options().seed = 2;
+  CHECK(tuner.tune(l.space, key, MaxEvaluations{10}).replayed == 0);
+  CHECK(tuner.repository().runs().value().size() == 3);
+  CHECK(tuner.measure().measured() == 30);
+}
+
+TEST_CASE("export: a run's history and a database's runs as CSV and JSON lines") {
+  TempDir dir("sqlite_export");
+  const auto l = test::bowl();
+  Tuner tuner(RandomSearch{}, test::LandscapeRunner(l.evaluate), TuningDatabase(dir.file("t.db")),
+              TunerOptions{.seed = 9});
+  const auto r = tuner.tune(l.space, TuningKey{"bowl", "host"}, MaxEvaluations{12});
+
+  std::ostringstream csv;
+  write_history_csv(csv, l.space, r);
+  std::istringstream lines(csv.str());
+  std::string header;
+  std::getline(lines, header);
+  CHECK(header == "evaluation,x,y,z,status,value,cost,started,finished,samples,message");
+  std::string first;
+  std::getline(lines, first);
+  const auto& t0 = r.history[0];
+  CHECK(first.rfind("1," + l.space.value(t0.configuration, 0).to_string() + "," +
+                        l.space.value(t0.configuration, 1).to_string() + ",",
+                    0) == 0);
+  std::size_t rows = 1;
+  for (std::string line; std::getline(lines, line);) ++rows;
+  CHECK(rows == 12);
+
+  std::ostringstream jsonl;
+  write_history_json_lines(jsonl, l.space, r);
+  CHECK(jsonl.str().find("{\"evaluation\":1,\"x\":") == 0);
+
+  const auto table = export_runs(tuner.repository()).value();
+  CHECK(table.size() == 12);
+  std::ostringstream db_csv;
+  table.write_csv(db_csv);
+  CHECK(db_csv.str().rfind("run,problem,device,space_fingerprint,seed,policy,evaluation,x,y,z,",
+                           0) == 0);
+  CHECK(db_csv.str().find("1,bowl,host," + space_fingerprint(l.space) + ",9,random,1,") !=
+        std::string::npos);
+  CHECK(export_runs(tuner.repository(), RunFilter{.problem = "other"}).value().size() == 0);
+
+  // CSV quoting: a message with a comma and a quote.
+  TrialTable quoted;
+  LoggedTrial t;
+  t.configuration = {{"order", "i,j"}};
+  t.measurement = Measurement::failure(Status::runtime, "said \"no\", twice");
+  quoted.add({}, t);
+  std::ostringstream q;
+  quoted.write_csv(q);
+  CHECK(q.str().find("\"i,j\"") != std::string::npos);
+  CHECK(q.str().find("\"said \"\"no\"\", twice\"") != std::string::npos);
+}
+
+#ifdef AOE_SQLITE_RESUME_CHILD_PATH
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <random>
+#include <thread>
+
+extern char** environ;
+
+namespace {
+
+/// Starts the child; returns its pid.
+pid_t spawn_child(const std::vector<std::string>& args) {
+  std::vector<char*> argv;
+  argv.push_back(const_cast<char*>(AOE_SQLITE_RESUME_CHILD_PATH));
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  REQUIRE(posix_spawn(&pid, AOE_SQLITE_RESUME_CHILD_PATH, nullptr, nullptr, argv.data(), environ) ==
+          0);
+  return pid;
+}
+
+int wait_child(pid_t pid) {
+  int status = 0;
+  REQUIRE(waitpid(pid, &status, 0) == pid);
+  return status;
+}
+
+/// The child's history file without its first line ("replayed N").
+std::string history_of(const std::string& path, std::size_t* replayed = nullptr) {
+  std::string text = read_text(path);
+  const auto eol = text.find('\n');
+  REQUIRE(eol != std::string::npos);
+  if (replayed != nullptr) *replayed = std::stoul(text.substr(9, eol - 9));
+  return text.substr(eol + 1);
+}
+
+}  // namespace
+
+TEST_CASE("resume: kill -9 at random points, then the resumed result equals an uninterrupted one") {
+  TempDir dir("sqlite_kill");
+  // Fixed seed: the kill times are drawn, not the outcome (which must not depend on them).
+  std::mt19937 rng(20261124);
+  for (const std::string policy : {"random", "evolutionary"}) {
+    CAPTURE(policy);
+    const std::string batch = policy == "random" ? "1" : "4";
+    const std::string straight_out = dir.file(policy + "_straight.txt");
+    REQUIRE(wait_child(spawn_child({dir.file(policy + "_straight.db"), policy, "80", batch, "7",
+                                    straight_out, "1"})) == 0);
+    const std::string expected = history_of(straight_out);
+
+    const std::string db = dir.file(policy + "_killed.db");
+    const std::string out = dir.file(policy + "_killed.txt");
+    // 10 ms per measurement: 80 trials take 800 ms or more, so four kills within 150 ms each
+    // never let a run finish; after 60 ms (start-up takes about 30) each has logged trials.
+    int kills = 0;
+    for (int attempt = 0; attempt < 4; ++attempt) {
+      const pid_t pid = spawn_child({db, policy, "80", batch, "7", out, "10"});
+      std::this_thread::sleep_for(std::chrono::milliseconds(60 + rng() % 90));
+      ::kill(pid, SIGKILL);
+      const int status = wait_child(pid);
+      if (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) ++kills;
+    }
+    CHECK(kills == 4);
+    REQUIRE_FALSE(std::filesystem::exists(out));
+    REQUIRE(wait_child(spawn_child({db, policy, "80", batch, "7", out, "1"})) == 0);
+    std::size_t replayed = 0;
+    CHECK(history_of(out, &replayed) == expected);
+    MESSAGE(policy << ": " << replayed << " of 80 trials replayed after " << kills << " kills");
+    CHECK(replayed > 0);
+    CHECK(replayed < 80);
+  }
+}
+#endif
+
+#ifdef AOE_TOOL_AOE_DB_PATH
+TEST_CASE("aoe-db export writes CSV and JSON lines; bad input names the file") {
+  TempDir dir("sqlite_tool");
+  const auto l = test::bowl();
+  {
+    Tuner tuner(RandomSearch{}, test::LandscapeRunner(l.evaluate), TuningDatabase(dir.file("t.db")),
+                TunerOptions{.seed = 4});
+    (void)tuner.tune(l.space, TuningKey{"bowl", "host"}, MaxEvaluations{7});
+  }
+  const std::string tool = AOE_TOOL_AOE_DB_PATH;
+  const std::string csv = dir.file("out.csv");
+  REQUIRE(std::system((tool + " export " + dir.file("t.db") + " -o " + csv).c_str()) == 0);
+  const std::string text = read_text(csv);
+  CHECK(text.rfind("run,problem,device,space_fingerprint,seed,policy,evaluation,x,y,z,", 0) == 0);
+  CHECK(std::count(text.begin(), text.end(), '\n') == 8);
+
+  const std::string jsonl = dir.file("out.jsonl");
+  REQUIRE(std::system(
+              (tool + " export " + dir.file("t.db") + " --format jsonl -o " + jsonl).c_str()) == 0);
+  const std::string j = read_text(jsonl);
+  CHECK(std::count(j.begin(), j.end(), '\n') == 7);
+  CHECK(j.rfind("{\"run\":1,\"problem\":\"bowl\"", 0) == 0);
+
+  const std::string err = dir.file("err.txt");
+  CHECK(std::system((tool + " export " + dir.file("missing.db") + " 2>" + err).c_str()) != 0);
+  CHECK(read_text(err).find("missing.db") != std::string::npos);
+}
+#endif
