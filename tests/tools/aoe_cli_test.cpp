@@ -1,6 +1,7 @@
 // The `aoe` command: in-process through aoe_tool::run, and as a process (SIGINT in the middle of
 // a job) when the binary's path is known: env AOE_BINARY, else the build's AOE_TOOL_AOE_PATH.
 #include "cli.hpp"
+#include "run_aoe.hpp"
 #include "support/skip.hpp"
 
 #include <boost/json/parse.hpp>
@@ -45,26 +46,10 @@ fs::path write(const fs::path& file, const std::string& text) {
   return file;
 }
 
-struct Run {
-  int code = 0;
-  std::string out;
-  std::string err;
-};
+using Run = aoe::test::AoeRun;
 
-Run run(std::vector<std::string> args, std::map<std::string, std::string> env) {
-  std::vector<const char*> argv{"aoe"};
-  for (const auto& a : args) argv.push_back(a.c_str());
-  const aoe::GetEnv getenv = [env](const char* name) -> std::optional<std::string> {
-    const auto it = env.find(name);
-    if (it == env.end()) return std::nullopt;
-    return it->second;
-  };
-  std::ostringstream out;
-  std::ostringstream err;
-  std::atomic<bool> stop{false};
-  const int code =
-      aoe_tool::run(static_cast<int>(argv.size()), argv.data(), getenv, out, err, &stop, false);
-  return {code, out.str(), err.str()};
+Run run(const std::vector<std::string>& args, const std::map<std::string, std::string>& env) {
+  return aoe::test::run_aoe(args, env);
 }
 
 std::string last_line(const std::string& text) {

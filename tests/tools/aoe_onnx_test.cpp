@@ -2,6 +2,7 @@
 // detector and classifier, exported by Paddle2ONNX), and the exit codes of bad ONNX input.
 #include "cli.hpp"
 #include "model_input.hpp"
+#include "run_aoe.hpp"
 #include "support/skip.hpp"
 #include "support/temp_dir.hpp"
 
@@ -22,30 +23,14 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Run {
-  int code = 0;
-  std::string out;
-  std::string err;
-};
+using Run = aoe::test::AoeRun;
 
-Run run_aoe(std::vector<std::string> args, const aoe::test::TempDir& dir) {
+/// `aoe` with a bank and a work directory inside `dir`.
+Run run_aoe(const std::vector<std::string>& args, const aoe::test::TempDir& dir) {
   fs::create_directories(dir.path() / "bank");
   fs::create_directories(dir.path() / "work");
-  const std::map<std::string, std::string> env{{"TUNE_BANK_PATH", dir.file("bank")},
-                                               {"ASCEND_WORK_PATH", dir.file("work")}};
-  std::vector<const char*> argv{"aoe"};
-  for (const auto& a : args) argv.push_back(a.c_str());
-  const aoe::GetEnv getenv = [env](const char* name) -> std::optional<std::string> {
-    const auto it = env.find(name);
-    if (it == env.end()) return std::nullopt;
-    return it->second;
-  };
-  std::ostringstream out;
-  std::ostringstream err;
-  std::atomic<bool> stop{false};
-  const int code =
-      aoe_tool::run(static_cast<int>(argv.size()), argv.data(), getenv, out, err, &stop, false);
-  return {code, out.str(), err.str()};
+  return aoe::test::run_aoe(
+      args, {{"TUNE_BANK_PATH", dir.file("bank")}, {"ASCEND_WORK_PATH", dir.file("work")}});
 }
 
 fs::path shared_model(const std::string& file) {
@@ -80,6 +65,18 @@ struct RealModel {
 constexpr RealModel real_models[] = {{"ch_PP-OCRv4_det_infer.onnx", "x:1,3,640,640"},
                                      {"ch_ppocr_mobile_v2.0_cls_infer.onnx", "x:1,3,48,192"}};
 
+/// Whether the real models are beside this clone; skips the test case when they are not.
+bool shared_models_present() {
+  for (const auto& m : real_models) {
+    if (!fs::exists(shared_model(m.file))) {
+      aoe::test::skip("the shared models are not beside this clone (" +
+                      shared_model(m.file).string() + "; set AOE_SHARED_MODELS)");
+      return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 TEST_CASE("aoe --framework=5: OPAT on the real ONNX models, then every operator a bank hit") {
@@ -87,12 +84,9 @@ TEST_CASE("aoe --framework=5: OPAT on the real ONNX models, then every operator 
     aoe::test::skip("this build has no ONNX import");
     return;
   }
+  if (!shared_models_present()) return;
   for (const auto& m : real_models) {
     const fs::path model = shared_model(m.file);
-    if (!fs::exists(model)) {
-      aoe::test::skip("the shared models are not beside this clone (" + model.string() + ")");
-      return;
-    }
     INFO(m.file);
     aoe::test::TempDir dir("onnx_opat");
     const std::vector<std::string> args{"--framework=5", "--model=" + model.string(),
@@ -124,12 +118,9 @@ TEST_CASE("aoe --framework=5: SGAT and GDAT on the real ONNX models") {
     aoe::test::skip("this build has no ONNX import");
     return;
   }
+  if (!shared_models_present()) return;
   for (const auto& m : real_models) {
     const fs::path model = shared_model(m.file);
-    if (!fs::exists(model)) {
-      aoe::test::skip("the shared models are not beside this clone (" + model.string() + ")");
-      return;
-    }
     INFO(m.file);
     aoe::test::TempDir dir("onnx_jobs");
     for (const char* job : {"1", "4"}) {
