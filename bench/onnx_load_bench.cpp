@@ -73,7 +73,8 @@ int main(int argc, char** argv) {
     for (int r = 0; r < repetitions; ++r) {
       const auto t0 = std::chrono::steady_clock::now();
       const auto g = aoe::load_onnx(file, {.input_shapes = *shapes, .name = ""});
-      seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      seconds.push_back(
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
       if (!g) {
         std::cerr << "onnx_load_bench: " << g.error().message << "\n";
         return 3;
