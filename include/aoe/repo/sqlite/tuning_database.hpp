@@ -103,20 +103,18 @@ class TuningDatabase {
     if (!s) return s.error();
     s->bind(1, key.problem).bind(2, key.device).bind(3, fingerprint);
     std::optional<Record> out;
-    while (true) {
-      auto row = s->step();
-      if (!row) return row.error();
-      if (!*row) break;
+    auto read = s->each_row([&](const detail::sqlite::Statement& row) {
       if (!out) {
         out.emplace();
         out->key = key;
-        out->value = s->real(0);
-        out->provenance.policy = s->text(1);
-        out->provenance.evaluations = static_cast<std::size_t>(s->integer(2));
-        out->provenance.timestamp = s->text(3);
+        out->value = row.real(0);
+        out->provenance.policy = row.text(1);
+        out->provenance.evaluations = static_cast<std::size_t>(row.integer(2));
+        out->provenance.timestamp = row.text(3);
       }
-      out->configuration.push_back({s->text(4), column_value(*s, 5, 6)});
-    }
+      out->configuration.push_back({row.text(4), column_value(row, 5, 6)});
+    });
+    if (!read) return read.error();
     return out;
   }
 
@@ -300,30 +298,28 @@ class TuningDatabase {
         "(SELECT COUNT(*) FROM trials t WHERE t.run_id = r.id) FROM runs r ORDER BY r.id");
     if (!s) return s.error();
     std::vector<RunRow> out;
-    while (true) {
-      auto row = s->step();
-      if (!row) return row.error();
-      if (!*row) break;
+    auto read = s->each_row([&](const detail::sqlite::Statement& row) {
       RunRow r;
-      r.id = s->integer(0);
-      r.info.key = {s->text(1), s->text(2)};
-      r.info.space_fingerprint = s->text(3);
-      r.info.seed = static_cast<std::uint64_t>(s->integer(4));
-      r.info.policy = s->text(5);
-      r.info.batch_size = static_cast<std::size_t>(s->integer(6));
-      const std::string names = s->text(7);
+      r.id = row.integer(0);
+      r.info.key = {row.text(1), row.text(2)};
+      r.info.space_fingerprint = row.text(3);
+      r.info.seed = static_cast<std::uint64_t>(row.integer(4));
+      r.info.policy = row.text(5);
+      r.info.batch_size = static_cast<std::size_t>(row.integer(6));
+      const std::string names = row.text(7);
       for (std::size_t b = 0; !names.empty() && b <= names.size();) {
         const auto e = std::min(names.find('\n', b), names.size());
         r.info.parameters.push_back(names.substr(b, e - b));
         b = e + 1;
       }
-      r.started_at = s->text(8);
-      r.finished_at = s->text(9);
-      r.reason = s->text(10);
-      if (!s->is_null(11)) r.best_value = s->real(11);
-      r.trials = static_cast<std::size_t>(s->integer(12));
+      r.started_at = row.text(8);
+      r.finished_at = row.text(9);
+      r.reason = row.text(10);
+      if (!row.is_null(11)) r.best_value = row.real(11);
+      r.trials = static_cast<std::size_t>(row.integer(12));
       out.push_back(std::move(r));
-    }
+    });
+    if (!read) return read.error();
     return out;
   }
 
@@ -340,21 +336,19 @@ class TuningDatabase {
         "ORDER BY b.problem, b.device, b.space_fingerprint, j.id");
     if (!s) return s.error();
     std::vector<std::pair<std::string, Record>> out;
-    while (true) {
-      auto row = s->step();
-      if (!row) return row.error();
-      if (!*row) break;
-      TuningKey key{s->text(0), s->text(1)};
-      std::string fp = s->text(2);
+    auto read = s->each_row([&](const detail::sqlite::Statement& row) {
+      TuningKey key{row.text(0), row.text(1)};
+      std::string fp = row.text(2);
       if (out.empty() || out.back().second.key != key || out.back().first != fp) {
         Record r;
         r.key = std::move(key);
-        r.value = s->real(3);
-        r.provenance = {s->text(4), static_cast<std::size_t>(s->integer(5)), s->text(6)};
+        r.value = row.real(3);
+        r.provenance = {row.text(4), static_cast<std::size_t>(row.integer(5)), row.text(6)};
         out.emplace_back(std::move(fp), std::move(r));
       }
-      out.back().second.configuration.push_back({s->text(7), column_value(*s, 8, 9)});
-    }
+      out.back().second.configuration.push_back({row.text(7), column_value(row, 8, 9)});
+    });
+    if (!read) return read.error();
     return out;
   }
 
@@ -471,12 +465,10 @@ CREATE TABLE IF NOT EXISTS best (
           "json_each(t.configuration) j WHERE t.run_id = ?1 ORDER BY t.evaluation, j.id");
       if (!s) return s.error();
       s->bind(1, run_id);
-      while (true) {
-        auto row = s->step();
-        if (!row) return row.error();
-        if (!*row) break;
-        out[at[s->integer(0)]].configuration.push_back({s->text(1), column_value(*s, 2, 3)});
-      }
+      auto read = s->each_row([&](const detail::sqlite::Statement& row) {
+        out[at[row.integer(0)]].configuration.push_back({row.text(1), column_value(row, 2, 3)});
+      });
+      if (!read) return read.error();
     }
     {
       auto s = conn_.prepare(
@@ -484,13 +476,11 @@ CREATE TABLE IF NOT EXISTS best (
           "WHERE t.run_id = ?1 ORDER BY t.evaluation, j.id");
       if (!s) return s.error();
       s->bind(1, run_id);
-      while (true) {
-        auto row = s->step();
-        if (!row) return row.error();
-        if (!*row) break;
-        out[at[s->integer(0)]].measurement.samples.push_back(
-            s->is_null(1) ? std::numeric_limits<double>::quiet_NaN() : s->real(1));
-      }
+      auto read = s->each_row([&](const detail::sqlite::Statement& row) {
+        out[at[row.integer(0)]].measurement.samples.push_back(
+            row.is_null(1) ? std::numeric_limits<double>::quiet_NaN() : row.real(1));
+      });
+      if (!read) return read.error();
     }
     return out;
   }

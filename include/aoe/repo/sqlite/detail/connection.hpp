@@ -76,6 +76,16 @@ class Statement {
     if (rc == SQLITE_DONE) return false;
     return error(*path_, db_, "a statement failed", rc);
   }
+  /// Calls `row(*this)` for every row the statement returns; an error is returned as such.
+  template <class F>
+  Result<void> each_row(F&& row) {
+    while (true) {
+      auto ready = step();
+      if (!ready) return ready.error();
+      if (!*ready) return {};
+      row(*this);
+    }
+  }
   /// Runs a statement that returns no rows.
   Result<void> run() {
     auto r = step();
