@@ -65,8 +65,13 @@ struct RealModel {
 constexpr RealModel real_models[] = {{"ch_PP-OCRv4_det_infer.onnx", "x:1,3,640,640"},
                                      {"ch_ppocr_mobile_v2.0_cls_infer.onnx", "x:1,3,48,192"}};
 
-/// Whether the real models are beside this clone; skips the test case when they are not.
-bool shared_models_present() {
+/// Whether this build reads ONNX and the real models are beside this clone; skips the test
+/// case when either is missing.
+bool real_models_available() {
+  if (!aoe_tool::onnx_support()) {
+    aoe::test::skip("this build has no ONNX import");
+    return false;
+  }
   for (const auto& m : real_models) {
     if (!fs::exists(shared_model(m.file))) {
       aoe::test::skip("the shared models are not beside this clone (" +
@@ -80,11 +85,7 @@ bool shared_models_present() {
 }  // namespace
 
 TEST_CASE("aoe --framework=5: OPAT on the real ONNX models, then every operator a bank hit") {
-  if (!aoe_tool::onnx_support()) {
-    aoe::test::skip("this build has no ONNX import");
-    return;
-  }
-  if (!shared_models_present()) return;
+  if (!real_models_available()) return;
   for (const auto& m : real_models) {
     const fs::path model = shared_model(m.file);
     INFO(m.file);
@@ -114,11 +115,7 @@ TEST_CASE("aoe --framework=5: OPAT on the real ONNX models, then every operator 
 }
 
 TEST_CASE("aoe --framework=5: SGAT and GDAT on the real ONNX models") {
-  if (!aoe_tool::onnx_support()) {
-    aoe::test::skip("this build has no ONNX import");
-    return;
-  }
-  if (!shared_models_present()) return;
+  if (!real_models_available()) return;
   for (const auto& m : real_models) {
     const fs::path model = shared_model(m.file);
     INFO(m.file);
