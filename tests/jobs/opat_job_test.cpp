@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <span>
 #include <sstream>
 #include <string>
 
@@ -275,4 +276,105 @@ TEST_CASE("opat: unsatisfied operators: recorded as default entries (next job hi
     CHECK(entries->size() == (record ? 3 : 0));
     if (record) CHECK(entries->begin()->second.provenance.policy == "default");
   }
+}
+
+namespace {
+
+// Schedule ("tile") and Format ("fmt") that interact: alone, tile 5 takes the operator from 10
+// to 6 us and fmt 1 from 10 to 8 us (a product of ratios of 4.8 us); together they take
+// `together_us`. A runner's space holds the kinds it was made for, the others at default.
+struct InteractingRunner {
+  std::shared_ptr<const aoe::Space> space_;
+  bool has_tile = false;
+  bool has_fmt = false;
+  double together_us = 0;
+  [[nodiscard]] const aoe::Space& space() const { return *space_; }
+  [[nodiscard]] aoe::Configuration default_configuration() const {
+    return aoe::Configuration(space_->dimensions(), 0);
+  }
+  [[nodiscard]] aoe::Measurement evaluate(const aoe::Configuration& c) const {
+    const auto tile = has_tile ? c[0] : 0;
+    const auto fmt = has_fmt ? c[has_tile ? 1 : 0] : 0;
+    double us = tile == 5 ? 6.0 : 10.0;
+    if (fmt == 1) us = tile == 0 ? 8.0 : (tile == 5 ? together_us : 9.0);
+    return aoe::Measurement::success(us * 1e-6, {}, us * 1e-6);
+  }
+};
+
+struct InteractingBackend {
+  double together_us = 0;
+  std::shared_ptr<std::atomic<int>> combined_calls = std::make_shared<std::atomic<int>>(0);
+  [[nodiscard]] aoe::Result<InteractingRunner> make(bool tile, bool fmt) const {
+    std::vector<aoe::Parameter> p;
+    if (tile) p.push_back(aoe::range("tile", 0, 7));
+    if (fmt) p.push_back(aoe::range("fmt", 0, 1));
+    return InteractingRunner{std::make_shared<const aoe::Space>(std::move(p)), tile, fmt,
+                             together_us};
+  }
+  [[nodiscard]] aoe::Result<InteractingRunner> create(const aoe::OperatorDesc& /*op*/,
+                                                      aoe::KnowledgeKind kind) const {
+    return make(kind == aoe::KnowledgeKind::schedule, kind == aoe::KnowledgeKind::format);
+  }
+  [[nodiscard]] aoe::Result<InteractingRunner> create_combined(
+      const aoe::OperatorDesc& /*op*/, std::span<const aoe::KnowledgeKind> /*kinds*/) const {
+    ++*combined_calls;
+    return make(true, true);
+  }
+};
+
+const aoe::OpatOperatorReport& single_operator_job(InteractingBackend& backend, const fs::path& dir,
+                                                   aoe::OpatJobResult& out) {
+  aoe::Graph g = *aoe::parse_graph(R"({"format_version": 1, "name": "one",
+    "tensors": {"a": {"shape": [8, 8], "dtype": "float16"}, "b": {"shape": [8, 8], "dtype": "float16"}},
+    "nodes": [{"name": "r", "type": "Relu", "inputs": ["a"], "outputs": ["b"]}]})",
+                                   "one.json");
+  aoe::KnowledgeBank bank({.custom_root = dir / "bank"});
+  auto o = options(dir / "work");
+  o.search = "grid";
+  o.budget = {.evaluations = 64, .patience = 64};
+  o.format_tuning = true;
+  auto r = aoe::run_opat(g, backend, bank, o);
+  REQUIRE(r.has_value());
+  out = *r;
+  REQUIRE(out.report.operators.size() == 1);
+  return out.report.operators[0];
+}
+
+double product_of_ratios(const aoe::OpatOperatorReport& op) {
+  double us = op.default_us;
+  for (const auto& k : op.kinds) us *= k.after_us / k.before_us;
+  return us;
+}
+
+}  // namespace
+
+TEST_CASE("opat: an operator's tuned time is the combined choice measured, not a product") {
+  TempDir dir("combined");
+  InteractingBackend backend{.together_us = 5.0};
+  aoe::OpatJobResult job;
+  const auto& op = single_operator_job(backend, dir.path, job);
+  REQUIRE(op.kinds.size() == 2);
+  CHECK(op.kinds[0].after_us == doctest::Approx(6.0));
+  CHECK(op.kinds[1].after_us == doctest::Approx(8.0));
+  CHECK(product_of_ratios(op) == doctest::Approx(4.8));  // what the old estimate said
+  CHECK(*backend.combined_calls == 1);
+  CHECK(op.result_us == doctest::Approx(5.0));  // what was measured
+  CHECK(op.note.find("Schedule+Format measured together: 5.000 us") != std::string::npos);
+  // The result file's model times come from the same measurement.
+  CHECK(job.report.result_ms() == doctest::Approx(5.0e-3));
+}
+
+TEST_CASE("opat: when the combination is slower than one kind alone, that kind is kept") {
+  TempDir dir("combined_slower");
+  InteractingBackend backend{.together_us = 7.0};
+  aoe::OpatJobResult job;
+  const auto& op = single_operator_job(backend, dir.path, job);
+  CHECK(op.result_us == doctest::Approx(6.0));  // Schedule alone, measured
+  CHECK(op.note.find("slower than Schedule alone; kept Schedule only (6.000 us)") !=
+        std::string::npos);
+  // The tuned model applies Schedule's choice and leaves Format at its default.
+  const auto tuned = read_json(job.tuned_model_file);
+  const std::string text = boost::json::serialize(tuned);
+  CHECK(text.find("\"tile\":5") != std::string::npos);
+  CHECK(text.find("\"fmt\":0") != std::string::npos);
 }

@@ -136,6 +136,7 @@ int run_opat_command(const CommonOptions& common, const OpatFlags& flags,
       if (verbosity >= 3) io.out << " (" << e.op->evaluations << " evaluations)";
       io.out << "; ";
     }
+    if (!e.op->note.empty()) io.out << e.op->note;
     io.out << std::endl;  // flushed: a pipe or a log file sees each operator as it ends
   };
 

@@ -22,14 +22,17 @@
 
 #include <unistd.h>
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <functional>
 #include <map>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -149,6 +152,90 @@ inline bool selected(const OperatorDesc& op, const std::vector<std::string>& nam
   return false;
 }
 
+/// One knowledge kind's outcome for an operator: the values in use after the job, the default
+/// values, and the operator's measured time with this kind's choice and the others at default.
+struct KindChoice {
+  KnowledgeKind kind = KnowledgeKind::schedule;
+  std::vector<NamedValue> use;
+  std::vector<NamedValue> def;
+  double after_us = 0;
+  [[nodiscard]] bool changed() const { return use != def; }
+};
+
+template <class Backend>
+concept combined_backend = requires(const Backend& b, const OperatorDesc& op,
+                                    std::span<const KnowledgeKind> kinds) {
+  b.create_combined(op, kinds);
+};
+
+inline std::string kind_names(const std::vector<KindChoice>& choices,
+                              const std::vector<std::size_t>& which) {
+  std::string s;
+  for (const std::size_t i : which)
+    s += (s.empty() ? "" : "+") + std::string(to_string(choices[i].kind));
+  return s;
+}
+
+/// The operator's time after the job, from measurements only. One kind changed: its
+/// measurement. Several: the combined choice is measured once (the kinds interact, so the
+/// product of their ratios is no measurement); when one kind alone is faster than the
+/// combination, or the device cannot run them together, that kind is kept and the others go
+/// back to their defaults. `rep.note` says which.
+template <class Backend>
+[[nodiscard]] double settle_operator(const Backend& backend, const OperatorDesc& op,
+                                     std::vector<KindChoice>& choices, OpatOperatorReport& rep) {
+  std::vector<std::size_t> changed;
+  for (std::size_t i = 0; i < choices.size(); ++i) {
+    if (choices[i].changed()) changed.push_back(i);
+  }
+  if (changed.empty()) return rep.default_us;
+  std::size_t best = changed.front();
+  for (const std::size_t i : changed) {
+    if (choices[i].after_us < choices[best].after_us) best = i;
+  }
+  const double single = choices[best].after_us;
+  if (changed.size() == 1) return single;
+  std::optional<double> combined;
+  std::string why = "the device cannot measure the kinds together";
+  if constexpr (combined_backend<Backend>) {
+    std::vector<KnowledgeKind> kinds;
+    std::vector<NamedValue> values;
+    for (const auto& c : choices) {
+      kinds.push_back(c.kind);
+      values.insert(values.end(), c.use.begin(), c.use.end());
+    }
+    auto runner = backend.create_combined(op, kinds);
+    if (!runner) {
+      why = runner.error().message;
+    } else if (const auto cfg = runner->space().find(values); !cfg) {
+      why = "the kinds' choices are not one configuration of the combined space";
+    } else if (const Measurement m = runner->evaluate(*cfg); !m.ok()) {
+      why = "the combination fails on the device: " + m.message;
+    } else {
+      combined = m.value * 1e6;
+    }
+  }
+  const auto us = [](double v) {
+    std::array<char, 32> b{};
+    std::snprintf(b.data(), b.size(), "%.3f us", v);
+    return std::string(b.data());
+  };
+  const std::string together = kind_names(choices, changed);
+  const std::string alone = std::string(to_string(choices[best].kind));
+  if (combined && *combined <= single) {
+    rep.note = together + " measured together: " + us(*combined);
+    return *combined;
+  }
+  for (const std::size_t i : changed) {
+    if (i != best) choices[i].use = choices[i].def;
+  }
+  rep.note = (combined ? together + " measured together: " + us(*combined) + ", slower than " +
+                             alone + " alone"
+                       : together + " not measured together (" + why + ")") +
+             "; kept " + alone + " only (" + us(single) + ")";
+  return single;
+}
+
 }  // namespace detail
 
 /// Runs OPAT on `graph`. `backend.create(const OperatorDesc&, KnowledgeKind)` returns a
@@ -219,7 +306,7 @@ template <class Backend>
     rep.op_type = f.op.type;
     TunedOperator chosen{f.nodes, f.op.name, f.op.type, {}, 0, 0};
     bool interrupted = false;
-    double gain = 1.0;  // product over kinds of after/before: the operator's remaining time
+    std::vector<detail::KindChoice> choices;
     for (std::size_t k = 0; k < kinds.size() && rep.error.empty(); ++k) {
       const KnowledgeKind kind = kinds[k];
       auto runner = backend.create(f.op, kind);
@@ -315,14 +402,17 @@ template <class Backend>
         }
         if (!stored_cfg) perf.before_us = m0.value * 1e6;
       }
-      // The time this kind's choice saves relative to the default, applied to the operator.
-      gain *= m0.value > 0 ? (perf.after_us / (m0.value * 1e6)) : 1.0;
-      chosen.knowledge.emplace_back(std::string(to_string(kind)), space.named_values(use));
+      choices.push_back({kind, space.named_values(use), space.named_values(def), perf.after_us});
       rep.kinds.push_back(perf);
       if (interrupted) break;
     }
     if (rep.error.empty() && rep.kinds.empty()) continue;  // nothing tunable in it
-    rep.result_us = rep.error.empty() ? rep.default_us * gain : rep.default_us;
+    rep.result_us = rep.default_us;
+    if (rep.error.empty() && !interrupted) {
+      rep.result_us = detail::settle_operator(backend, f.op, choices, rep);
+    }
+    for (auto& c : choices)
+      chosen.knowledge.emplace_back(std::string(to_string(c.kind)), std::move(c.use));
     chosen.default_us = rep.default_us;
     chosen.result_us = rep.result_us;
     if (!interrupted) {

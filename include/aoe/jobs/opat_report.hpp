@@ -66,6 +66,9 @@ struct OpatOperatorReport {
   double result_us = 0;                ///< the operator with the policies in use after the job
   std::size_t evaluations = 0;         ///< candidates measured for it in this job
   std::string error;                   ///< why it failed, for a failed operator
+  /// How `result_us` was settled when several kinds changed the operator (for the log): the
+  /// combined choice measured, or a single kind kept because it was faster alone.
+  std::string note;
   [[nodiscard]] bool failed() const noexcept { return !error.empty(); }
 };
 

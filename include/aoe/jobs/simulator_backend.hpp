@@ -11,6 +11,7 @@
 #include "aoe/op/operator_desc.hpp"
 #include "aoe/repo/bank_key.hpp"
 
+#include <span>
 #include <utility>
 
 namespace aoe {
@@ -33,6 +34,15 @@ class SimulatorBackend {
                                                          KnowledgeKind kind) const {
     return Runner<device::Simulator>::create(soc_, op,
                                              SimulatorOptions{.knowledge = {to_sim(kind)}});
+  }
+
+  /// One runner whose space holds the parameters of all `kinds`: how run_opat measures the
+  /// operator with every kind's choice applied together.
+  [[nodiscard]] Result<Runner<device::Simulator>> create_combined(
+      const OperatorDesc& op, std::span<const KnowledgeKind> kinds) const {
+    SimulatorOptions options{.knowledge = {}};
+    for (const KnowledgeKind k : kinds) options.knowledge.push_back(to_sim(k));
+    return Runner<device::Simulator>::create(soc_, op, std::move(options));
   }
 
   /// The bank scope of this SoC: its name and AI Core count.
