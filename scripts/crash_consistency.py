@@ -13,10 +13,12 @@ checks that
   * after those runs no temporary file of the atomic writer is left anywhere.
 
 Prints one JSON object: trials, kills, lost_entries, invalid_files, failed_verifications,
-temp_files_seen_after_kill, leftover_temp_files, concurrent writers/rounds, seconds. Exits 1 if any
-check failed, so that ctest can run a short version:
+kills_leaving_temp_files, temp_files_seen_after_kill (distinct files, before the next run removes
+them), largest_temp_file_bytes, leftover_temp_files (after the next runs: must be 0), concurrent
+writers/rounds/failures, seconds. Exits 1 if any check failed, so that ctest can run a short
+version:
 
-  crash_consistency.py --aoe build/ci/tools/aoe/aoe --trials 12 --concurrent-rounds 2
+  crash_consistency.py --aoe build/ci/tools/aoe --trials 12 --concurrent-rounds 2
 """
 
 import argparse
@@ -130,12 +132,22 @@ def main():
     work = os.path.join(scratch, "work")
     os.makedirs(bank)
     os.makedirs(work)
+    try:
+        return run(a, rng, models, scratch, bank, work)
+    finally:
+        if not a.keep:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+
+def run(a, rng, models, scratch, bank, work):
     start = time.monotonic()
     out = {"trials": 0, "kills": 0, "finished_before_kill": 0, "lost_entries": 0,
-           "invalid_files": 0, "failed_verifications": 0, "temp_files_seen_after_kill": 0,
+           "invalid_files": 0, "failed_verifications": 0, "kills_leaving_temp_files": 0,
+           "temp_files_seen_after_kill": 0, "largest_temp_file_bytes": 0,
            "leftover_temp_files": 0, "concurrent_rounds": 0, "writers": a.writers,
            "concurrent_failures": 0, "bank_entries": 0, "problems": []}
     committed = set()
+    seen_temp = set()  # temporary files found after a kill (each counted once)
     # How long each job takes (seconds, last finished run): the kill falls at a uniform moment
     # of a run, so that every phase (loading, tuning, writing the bank and results) is hit.
     duration = {2: 1.0, 1: 1.0, 4: 0.3}
@@ -194,7 +206,17 @@ def main():
             p.wait()
             duration[job] = time.monotonic() - t0
         out["trials"] += 1
-        out["temp_files_seen_after_kill"] += len(temp_files(bank, work))
+        fresh = [t for t in temp_files(bank, work) if t not in seen_temp]
+        if fresh:
+            out["kills_leaving_temp_files"] += 1
+        for t in fresh:
+            seen_temp.add(t)
+            try:
+                out["largest_temp_file_bytes"] = max(out["largest_temp_file_bytes"],
+                                                     os.path.getsize(t))
+            except OSError:
+                pass
+        out["temp_files_seen_after_kill"] = len(seen_temp)
         check("trial %d" % trial)
         if (trial + 1) % a.verify_every == 0:
             verify("trial %d" % trial)
@@ -222,8 +244,6 @@ def main():
     out["problems"] = out["problems"][:20]
     if a.keep:
         out["scratch"] = scratch
-    else:
-        shutil.rmtree(scratch, ignore_errors=True)
     print(json.dumps(out, indent=2))
     failed = (out["lost_entries"] or out["invalid_files"] or out["failed_verifications"] or
               out["leftover_temp_files"] or out["concurrent_failures"])

@@ -191,6 +191,7 @@ TEST_CASE("aoe files: --output and bank files that are symbolic links are refuse
 
   const auto bank_file = schedule_file(dir.path() / "bank");
   fs::create_directories(bank_file.parent_path());
+  fs::remove(bank_file);  // the run above stored its operators before the output was refused
   fs::create_symlink(bank_file, bank_file);  // a loop: never "empty", never overwritten
   const auto loop = aoe::test::run_aoe({"--model=" + model, "--job_type=2", "--budget=4"}, env);
   CHECK(loop.code == aoe_tool::exit_bank);
