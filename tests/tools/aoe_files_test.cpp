@@ -79,6 +79,18 @@ int run_as(unsigned uid, unsigned gid, const std::vector<std::string>& args,
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+// Whether a user with no relation to the files (neither owner nor group) can open `file` for
+// `bits` (S_IROTH, S_IXOTH) through every directory above it.
+bool others_can(const fs::path& file, mode_t bits) {
+  struct stat st {};
+  if (::stat(file.c_str(), &st) != 0 || (st.st_mode & bits) != bits) return false;
+  for (auto dir = fs::absolute(file).parent_path(); dir != dir.root_path();
+       dir = dir.parent_path()) {
+    if (::stat(dir.c_str(), &st) != 0 || (st.st_mode & S_IXOTH) == 0) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 TEST_CASE("aoe files: a second Unix user runs OPAT on a bank the first one created") {
@@ -90,8 +102,17 @@ TEST_CASE("aoe files: a second Unix user runs OPAT on a bank the first one creat
     aoe::test::skip("setpriv (util-linux) not found");
     return;
   }
+  if (!others_can(AOE_TOOL_AOE_PATH, S_IROTH | S_IXOTH) ||
+      !others_can(models_dir() + "resnet50.json", S_IROTH)) {
+    aoe::test::skip("the aoe binary or examples/models cannot be reached by other users here");
+    return;
+  }
   aoe::test::TempDir dir("files_users");
   fs::permissions(dir.path(), fs::perms(0755));
+  if (!others_can(dir.path(), S_IXOTH)) {
+    aoe::test::skip("the temporary directory cannot be reached by other users (TMPDIR)");
+    return;
+  }
   // The team's bank root: group 60000, set-group-ID, group-writable (docs: "A shared bank").
   const auto bank = dir.path() / "bank";
   fs::create_directories(bank);
