@@ -65,6 +65,15 @@ struct DeviceClockRunner {
   }
 };
 
+/// A measure policy that drops the last measurement of every batch: a user's bug.
+struct ShortMeasure {
+  std::vector<Measurement> measure(SpaceView, std::span<const Configuration> batch) {
+    std::vector<Measurement> out;
+    for (std::size_t i = 0; i + 1 < batch.size(); ++i) out.push_back(Measurement::success(1.0));
+    return out;
+  }
+};
+
 /// A repository whose every call fails, as an unwritable bank would.
 struct BrokenRepository {
   [[nodiscard]] Result<std::optional<Record>> lookup(const TuningKey&) const {
@@ -220,4 +229,17 @@ TEST_CASE("NoImprovement ends a run that stopped improving") {
   const auto result = tuner.tune(l.space, MaxEvaluations{1000} || NoImprovement{20});
   CHECK(result.history.size() == 21);
   CHECK(result.reason == StopReason::condition);
+}
+
+TEST_CASE("a measure policy that returns too few measurements is an error in every build") {
+  const auto l = bowl();
+  Tuner tuner(GridSearch{}, ShortMeasure{}, MemoryRepository{}, TunerOptions{.batch_size = 4});
+  try {
+    (void)tuner.tune(l.space, MaxEvaluations{100});
+    FAIL("expected aoe::Error");
+  } catch (const Error& e) {
+    CHECK(e.code() == make_error_code(Errc::invalid_argument));
+    CHECK(std::string(e.what()).find("the measure policy returned 3 measurements for a batch of "
+                                     "4 configurations") != std::string::npos);
+  }
 }

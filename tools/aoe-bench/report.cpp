@@ -1,14 +1,13 @@
 #include "report.hpp"
 
+#include <aoe/io/atomic_file.hpp>
+
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
-#include <fstream>
 #include <sstream>
 
 namespace aoe_bench {
@@ -247,23 +246,7 @@ std::string to_svg(const std::vector<ProblemResult>& results, const Settings& se
 }
 
 aoe::Result<void> write_file(const std::string& path, const std::string& text) {
-  const std::string temporary = path + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out) {
-      return aoe::make_error(aoe::Errc::io_error, temporary + ": cannot open for writing (" +
-                                                      std::strerror(errno) + ")");
-    }
-    out << text;
-    out.flush();
-    if (!out) return aoe::make_error(aoe::Errc::io_error, temporary + ": write failed");
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    const std::string why = std::strerror(errno);
-    std::remove(temporary.c_str());
-    return aoe::make_error(aoe::Errc::io_error, path + ": cannot replace (" + why + ")");
-  }
-  return {};
+  return aoe::write_file_atomically(path, text);
 }
 
 }  // namespace aoe_bench

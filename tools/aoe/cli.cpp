@@ -13,12 +13,25 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <iomanip>
 #include <ostream>
 #include <sstream>
 #include <string>
 
 namespace aoe_tool {
+
+aoe::BankAccess bank_access(const aoe::Environment& env, const CommonOptions& common,
+                            const Io& io) {
+  aoe::BankAccess access{.lock_timeout = std::chrono::seconds(env.bank_lock_timeout)};
+  if (common.verbosity() >= 1) {
+    std::ostream* err = &io.err;
+    access.on_warning = [err](const std::string& message) {
+      *err << "aoe: warning: " << message << "\n";
+    };
+  }
+  return access;
+}
 
 std::string fixed(double v, int digits) {
   std::ostringstream s;

@@ -6,6 +6,7 @@
 
 #include "cli.hpp"
 #include <aoe/config/environment.hpp>
+#include <aoe/repo/bank_access.hpp>
 
 #include <atomic>
 #include <cstddef>
@@ -61,6 +62,11 @@ struct Io {
   bool interactive = false;
   const aoe::GetEnv* getenv = nullptr;
 };
+
+/// How a job shares its bank: TUNE_BANK_LOCK_TIMEOUT, and the bank's warnings (skipped
+/// records, unreadable built-in files) on `io.err` as "aoe: warning: ..." unless --log=null.
+[[nodiscard]] aoe::BankAccess bank_access(const aoe::Environment& env, const CommonOptions& common,
+                                          const Io& io);
 
 /// `v` with `digits` digits after the point ("3.533").
 [[nodiscard]] std::string fixed(double v, int digits);

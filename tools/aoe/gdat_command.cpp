@@ -6,6 +6,7 @@
 #include <aoe/jobs/gdat/cluster_loader.hpp>
 #include <aoe/jobs/gdat/profile_loader.hpp>
 #include <aoe/jobs/gdat_job.hpp>
+#include <aoe/version.hpp>
 
 #include <CLI/App.hpp>
 
@@ -158,7 +159,8 @@ int run_gdat_command(const CommonOptions& common, const GdatFlags& flags,
     return input_exit;
   }
 
-  aoe::gdat::GradientFusionBank bank(env.graph_bank_root(), common.soc_version);
+  aoe::gdat::GradientFusionBank bank(env.graph_bank_root(), common.soc_version,
+                                     "openaoe " AOE_VERSION_STRING, bank_access(env, common, io));
   const bool bar = io.interactive && common.progress_bar == "on";
   aoe::GdatOptions o{.max_segments = static_cast<std::size_t>(flags.segments),
                      .search = common.search,

@@ -140,8 +140,9 @@ int run_opat_command(const CommonOptions& common, const OpatFlags& flags,
     io.out << std::endl;  // flushed: a pipe or a log file sees each operator as it ends
   };
 
-  aoe::KnowledgeBank bank(
-      {.custom_root = env.op_bank_root(), .builtin_root = env.builtin_bank_root()});
+  aoe::KnowledgeBank bank({.custom_root = env.op_bank_root(),
+                           .builtin_root = env.builtin_bank_root(),
+                           .access = bank_access(env, common, io)});
   const bool on_ascend = common.device == "ascend";
   if (verbosity >= 2) {
     io.out << "aoe: OPAT on " << graph->name << " (" << graph->nodes.size() << " nodes), "

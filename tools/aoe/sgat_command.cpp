@@ -77,7 +77,7 @@ int run_sgat_command(const CommonOptions& common, const SgatFlags& flags,
     io.err << "aoe: warning: AOE itself does not offer subgraph tuning on Atlas A2 (" << soc.name
            << "); the simulator runs it anyway\n";
   }
-  aoe::GraphBank bank({.root = env.graph_bank_root()});
+  aoe::GraphBank bank({.root = env.graph_bank_root(), .access = bank_access(env, common, io)});
   if (verbosity >= 2) {
     io.out << "aoe: SGAT on " << graph->name << " (" << graph->nodes.size() << " nodes), "
            << common.soc_version << " simulator, search " << common.search << ", "

@@ -54,6 +54,9 @@ struct Environment {
   int tuning_parallel_num = 8;
   /// ASCEND_DEVICE_ID: logical device id, >= 0, default 0.
   int ascend_device_id = 0;
+  /// TUNE_BANK_LOCK_TIMEOUT: seconds a store waits for a bank file's lock held by another
+  /// process before it fails naming the lock file, 0..86400, default 300 (OpenAOE's own).
+  int bank_lock_timeout = 300;
   /// AOE_OPENCL_PLATFORM: the OpenCL platform, an index or part of its name; unset: the first
   /// platform that has the device asked for (measure/opencl/device.hpp).
   std::optional<std::string> opencl_platform;
@@ -170,6 +173,11 @@ namespace detail {
     auto n = detail::env_int("ASCEND_DEVICE_ID", *v, 0, 1023);
     if (!n) return n.error();
     env.ascend_device_id = *n;
+  }
+  if (auto v = get("TUNE_BANK_LOCK_TIMEOUT")) {
+    auto n = detail::env_int("TUNE_BANK_LOCK_TIMEOUT", *v, 0, 86400);
+    if (!n) return n.error();
+    env.bank_lock_timeout = *n;
   }
   if (auto v = get("AOE_OPENCL_PLATFORM")) env.opencl_platform = *v;
   if (auto v = get("AOE_OPENCL_DEVICE")) env.opencl_device = *v;

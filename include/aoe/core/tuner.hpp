@@ -7,6 +7,7 @@
 
 #include "aoe/core/assert.hpp"
 #include "aoe/core/concepts.hpp"
+#include "aoe/core/error.hpp"
 #include "aoe/core/random.hpp"
 #include "aoe/core/stop_conditions.hpp"
 #include "aoe/core/trial.hpp"
@@ -166,7 +167,9 @@ class Tuner {
   Tuner(Search search, Measure measure, TunerOptions options)
       : Tuner(std::move(search), std::move(measure), Repo{}, options) {}
 
-  /// Tunes `space` until `stop` holds, without a repository.
+  /// Tunes `space` until `stop` holds, without a repository. Throws `aoe::Error`
+  /// (`invalid_argument`) in every build when the measure policy does not return one
+  /// measurement per configuration of a batch.
   template <stop_condition Stop, class... Observers>
     requires(observer<std::remove_cvref_t<Observers>>&&...)
   TuningResult tune(const Space& space, Stop stop, Observers&&... observers) {
@@ -320,8 +323,15 @@ class Tuner {
           const auto t1 = Clock::now();
           measurements = measure_.measure(view, std::span<const Configuration>(to_measure));
           const double wall = seconds(Clock::now() - t1);
-          AOE_ASSERT(measurements.size() == to_measure.size(),
-                     "measure policy must return one measurement per configuration");
+          if (measurements.size() != to_measure.size()) {
+            // A user's policy is wrong: said in every build (an assertion is compiled out in
+            // Release, and indexing past the end would follow).
+            throw Error(Errc::invalid_argument,
+                        "aoe::Tuner: the measure policy returned " +
+                            std::to_string(measurements.size()) + " measurements for a batch of " +
+                            std::to_string(to_measure.size()) +
+                            " configurations; expected one per configuration, in batch order");
+          }
           per_config = wall / static_cast<double>(to_measure.size());
         }
         double clock = result.search_seconds + result.measure_seconds;

@@ -5,6 +5,7 @@
 
 #include "aoe/core/error.hpp"
 #include "aoe/export/detail/json_text.hpp"
+#include "aoe/io/atomic_file.hpp"
 #include "aoe/measure/status.hpp"
 #include "aoe/repo/trial_log.hpp"
 #include "aoe/space/value.hpp"
@@ -12,8 +13,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
-#include <fstream>
 #include <ostream>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -139,14 +140,12 @@ class TrialTable {
     }
   }
 
-  /// Writes the table to `path`; the error names the file.
+  /// Writes the table to `path` atomically (aoe::write_file_atomically); the error names the
+  /// file.
   Result<void> write(const std::string& path, TableFormat format) const {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    if (!out) return make_error(Errc::io_error, "cannot open '" + path + "' for writing");
+    std::ostringstream out;
     write(out, format);
-    out.flush();
-    if (!out) return make_error(Errc::io_error, "cannot write '" + path + "'");
-    return {};
+    return write_file_atomically(path, out.str());
   }
 
  private:

@@ -12,10 +12,12 @@
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <span>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -24,7 +26,10 @@ namespace aoe {
 /// A measure policy over a borrowed runner: `threads` workers (the calling thread and
 /// `threads - 1` started once, kept for the policy's lifetime) take the batch's configurations
 /// in turn. Measurements come back in batch order whatever the threads' timing, so a run is
-/// reproducible for a seed. Charges the runner's device time (`reports_device_time`).
+/// reproducible for a seed. Charges the runner's device time (`reports_device_time`). An
+/// exception thrown by the runner for one configuration (in any thread) makes that
+/// configuration a failed measurement (status `runtime`) carrying the exception's message; the
+/// rest of the batch is measured as usual.
 template <class Runner>
 class ParallelMeasure {
  public:
@@ -36,11 +41,30 @@ class ParallelMeasure {
   std::vector<Measurement> measure(SpaceView /*view*/, std::span<const Configuration> batch) {
     std::vector<Measurement> out(batch.size());
     const Runner* runner = runner_;
-    pool_->run(batch.size(), [&](std::size_t i) { out[i] = runner->evaluate(batch[i]); });
+    pool_->run(batch.size(), [&](std::size_t i) { out[i] = evaluate(*runner, batch[i]); });
     return out;
   }
 
  private:
+  static Measurement evaluate(const Runner& runner, const Configuration& c) noexcept {
+    try {
+      return runner.evaluate(c);
+    } catch (const std::exception& e) {
+      return failed(std::string("the runner threw: ") + e.what());
+    } catch (...) {
+      return failed("the runner threw an exception that is not a std::exception");
+    }
+  }
+  static Measurement failed(std::string message) noexcept {
+    try {
+      return Measurement::failure(Status::runtime, std::move(message));
+    } catch (...) {  // out of memory for the message
+      Measurement m;
+      m.status = Status::runtime;
+      return m;
+    }
+  }
+
   /// Workers that wait for a batch, share its indices through an atomic counter, and report
   /// back when all are done.
   class Pool {

@@ -7,6 +7,7 @@
 #include "aoe/core/error.hpp"
 #include "aoe/graph/graph.hpp"
 #include "aoe/graph/loader.hpp"
+#include "aoe/io/atomic_file.hpp"
 #include "aoe/repo/knowledge_bank.hpp"
 #include "aoe/space/value.hpp"
 
@@ -129,18 +130,39 @@ inline boost::json::value attribute_to_json(const Attribute& a) {
   return root;
 }
 
-/// Writes the tuned model atomically (rename, no fsync), creating its directories.
-[[nodiscard]] inline Result<void> write_tuned_model(const Graph& g,
-                                                    const std::vector<TunedOperator>& ops,
-                                                    const std::filesystem::path& file) {
+namespace detail {
+
+/// Writes a tuned model's `text` to `file` atomically (rename, no fsync), creating its
+/// directories. Each job's default place is a new directory, so the temporary files a killed
+/// job left in an earlier workspace (.../aoe_workspace/<run>/tunespace/result/) are removed
+/// here, once per process, by the first job that writes beside them.
+[[nodiscard]] inline Result<void> write_tuned_model_text(const std::filesystem::path& file,
+                                                         const std::string& text) {
   std::error_code ec;
   if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), ec);
   if (ec) {
     return make_error(Errc::io_error, "cannot create " + file.parent_path().string() + ": " +
                                           ec.message() + " (the tuned model's directory)");
   }
-  return KnowledgeBank::write_atomically(file, boost::json::serialize(tuned_model_json(g, ops)),
-                                         false);
+  const auto result = file.parent_path();
+  const auto workspace = result.parent_path().parent_path().parent_path();
+  if (result.filename() == "result" && result.parent_path().filename() == "tunespace" &&
+      workspace.filename() == "aoe_workspace") {
+    for (const auto& run : std::filesystem::directory_iterator(workspace, ec)) {
+      const auto dir = run.path() / "tunespace" / "result";
+      if (dir != result) remove_stale_temporary_files_once(dir);
+    }
+  }
+  return write_file_atomically(file, text, false);
+}
+
+}  // namespace detail
+
+/// Writes the tuned model atomically (rename, no fsync), creating its directories.
+[[nodiscard]] inline Result<void> write_tuned_model(const Graph& g,
+                                                    const std::vector<TunedOperator>& ops,
+                                                    const std::filesystem::path& file) {
+  return detail::write_tuned_model_text(file, boost::json::serialize(tuned_model_json(g, ops)));
 }
 
 }  // namespace aoe

@@ -21,6 +21,8 @@
 
 #include "aoe/config/environment.hpp"
 #include "aoe/core/error.hpp"
+#include "aoe/io/atomic_file.hpp"
+#include "aoe/repo/bank_access.hpp"
 #include "aoe/repo/bank_key.hpp"
 #include "aoe/repo/detail/bank_file.hpp"
 #include "aoe/repo/record.hpp"
@@ -31,22 +33,18 @@
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <boost/json/value.hpp>
-#include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
 
-#include <atomic>
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <system_error>
+#include <vector>
 
 namespace aoe {
 
@@ -64,6 +62,8 @@ struct KnowledgeBankOptions {
   /// not a power loss; a store then costs a fraction of a millisecond instead of ~10 ms on this
   /// project's CI disk (docs/online.md).
   bool durable = true;
+  /// The lock timeout and where warnings about skipped records and unreadable built-in files go.
+  BankAccess access{};
 };
 
 namespace detail {
@@ -137,9 +137,11 @@ class KnowledgeBank {
   /// (atomic, survives a killed process, not a power loss).
   [[nodiscard]] static KnowledgeBank from_environment(const Environment& env,
                                                       bool durable = false) {
-    return KnowledgeBank(KnowledgeBankOptions{.custom_root = env.op_bank_root(),
-                                              .builtin_root = env.builtin_bank_root(),
-                                              .durable = durable});
+    return KnowledgeBank(KnowledgeBankOptions{
+        .custom_root = env.op_bank_root(),
+        .builtin_root = env.builtin_bank_root(),
+        .durable = durable,
+        .access = {.lock_timeout = std::chrono::seconds(env.bank_lock_timeout)}});
   }
 
   [[nodiscard]] const KnowledgeBankOptions& options() const noexcept { return options_; }
@@ -172,7 +174,10 @@ class KnowledgeBank {
 
   /// The record for `key`: the custom bank first, then the built-in. An AOE operator key (of
   /// `make_bank_key`) is looked up in its SoC's file, any other key in its device's user-keys
-  /// file. An unreadable, corrupt or unknown-version file is an error naming it.
+  /// file. An unreadable, corrupt or unknown-version custom file is an error naming it; such a
+  /// built-in file (the built-in bank belongs to CANN and may hold files in its own format) is
+  /// skipped with one warning naming it. A record whose time is not a positive finite number is
+  /// skipped with one warning naming the file and the key.
   [[nodiscard]] Result<std::optional<Record>> lookup(const TuningKey& key) const {
     auto slot = slot_for(key);
     if (!slot) return slot.error();
@@ -182,8 +187,13 @@ class KnowledgeBank {
       const auto file = slot->file(custom ? options_.custom_root : *options_.builtin_root);
       auto it = state_->cache.find(file);
       if (it == state_->cache.end()) {
-        auto entries = read_file(file, *slot);
-        if (!entries) return entries.error();
+        auto entries = load(file, *slot);
+        if (!entries && custom) return entries.error();
+        if (!entries) {
+          warn_once(file.string(), "knowledge bank: skipping built-in bank file " + file.string() +
+                                       ": " + entries.error().message);
+          entries = detail::BankEntries{};
+        }
         it = state_->cache.emplace(file, std::move(*entries)).first;
       }
       const auto e = it->second.find(slot->entry);
@@ -198,15 +208,19 @@ class KnowledgeBank {
 
   /// Stores `record` in the custom bank if it is new (`added`) or better than the stored one
   /// (`updated`); otherwise `kept` and nothing is written. Under the file's lock the file is
-  /// re-read, so records written meanwhile by another process are kept.
+  /// re-read, so records written meanwhile by another process are kept. A time that is not a
+  /// positive finite number is refused (`invalid_argument`).
   Result<StoreOutcome> store(const Record& record) {
     auto slot = slot_for(record.key);
     if (!slot) return slot.error();
+    if (!detail::storable_time(record.value)) {
+      return detail::unstorable_time("knowledge bank", record.key.problem, record.value);
+    }
     const auto file = slot->file(options_.custom_root);
     std::lock_guard guard(state_->mutex);
     auto lock = lock_file(file);
     if (!lock) return lock.error();
-    auto entries = read_file(file, *slot);
+    auto entries = load(file, *slot);
     if (!entries) return entries.error();
     StoreOutcome outcome = StoreOutcome::added;
     const auto it = entries->find(slot->entry);
@@ -229,7 +243,7 @@ class KnowledgeBank {
     for (const auto kind : {KnowledgeKind::schedule, KnowledgeKind::format, KnowledgeKind::impl}) {
       auto lock = lock_file(custom_file(scope, kind));
       if (!lock) return lock.error();
-      auto entries = read_file(custom_file(scope, kind), Slot::operator_key(scope, kind, {}));
+      auto entries = load(custom_file(scope, kind), Slot::operator_key(scope, kind, {}));
       if (!entries) return entries.error();
     }
     return {};
@@ -244,13 +258,13 @@ class KnowledgeBank {
   /// Every entry of one custom file (for tools and tests).
   [[nodiscard]] Result<std::map<std::string, Record>> entries(const BankScope& scope,
                                                               KnowledgeKind kind) const {
-    return read_file(custom_file(scope, kind), Slot::operator_key(scope, kind, {}));
+    return load(custom_file(scope, kind), Slot::operator_key(scope, kind, {}));
   }
 
   /// Every entry of one device's custom user-keys file, by problem (for tools and tests).
   [[nodiscard]] Result<std::map<std::string, Record>> user_entries(
       const std::string& device) const {
-    return read_file(custom_user_file(device), Slot::user_key(device, {}));
+    return load(custom_user_file(device), Slot::user_key(device, {}));
   }
 
  private:
@@ -295,18 +309,47 @@ class KnowledgeBank {
   struct State {
     std::mutex mutex;
     std::map<std::filesystem::path, detail::BankEntries> cache;
+    std::mutex warn_mutex;
+    std::set<std::string> warned;  ///< what was warned about once
   };
 
-  [[nodiscard]] static Result<std::unique_ptr<detail::FileDescriptor>> lock_file(
-      const std::filesystem::path& file) {
-    return detail::lock_bank_file(file, "knowledge bank");
+  [[nodiscard]] Result<std::unique_ptr<detail::FileDescriptor>> lock_file(
+      const std::filesystem::path& file) const {
+    return detail::lock_bank_file(file, "knowledge bank", options_.access);
   }
 
+  /// Sends `message` to the warning sink the first time `what` is warned about.
+  void warn_once(const std::string& what, const std::string& message) const {
+    std::lock_guard lock(state_->warn_mutex);
+    if (!state_->warned.insert(what).second) return;
+    if (options_.access.on_warning) options_.access.on_warning(message);
+  }
+
+  /// `read_file`, warning once about each record skipped for its time.
+  [[nodiscard]] Result<detail::BankEntries> load(const std::filesystem::path& file,
+                                                 const Slot& slot) const {
+    std::vector<std::string> skipped;
+    auto entries = read_file(file, slot, skipped);
+    for (const auto& key : skipped) {
+      warn_once(file.string() + "\n" + key,
+                "knowledge bank: " + file.string() + ": skipping the record of '" + key +
+                    "': its value is not a positive finite time (it will be tuned again)");
+    }
+    return entries;
+  }
+
+  /// The entries of `file` (none when it does not exist). Records whose time is not a positive
+  /// finite number are left out and their keys added to `skipped`.
   [[nodiscard]] static Result<detail::BankEntries> read_file(const std::filesystem::path& file,
-                                                             const Slot& slot) {
+                                                             const Slot& slot,
+                                                             std::vector<std::string>& skipped) {
     detail::BankEntries out;
     std::error_code ec;
-    if (!std::filesystem::exists(file, ec)) return out;
+    if (!std::filesystem::exists(file, ec)) {
+      if (!ec) return out;
+      return make_error(Errc::io_error,
+                        "knowledge bank: cannot read " + file.string() + ": " + ec.message());
+    }
     std::ifstream in(file, std::ios::binary);
     if (!in) {
       return make_error(Errc::io_error, "knowledge bank: cannot read " + file.string());
@@ -360,6 +403,10 @@ class KnowledgeBank {
         return corrupt(ptr + "/value", "expected the measured time in seconds");
       }
       r.value = value->to_number<double>();
+      if (!detail::storable_time(r.value)) {
+        skipped.emplace_back(k);
+        continue;
+      }
       if (const auto* p = e->if_contains("provenance"); p != nullptr && p->is_object()) {
         const auto& po = p->as_object();
         if (const auto* s = po.if_contains("policy"); s && s->is_string()) {
@@ -406,53 +453,7 @@ class KnowledgeBank {
       e["provenance"] = std::move(p);
       out[k] = std::move(e);
     }
-    return write_atomically(file, boost::json::serialize(root), options_.durable);
-  }
-
- public:
-  /// Writes `text` to `file` atomically: a temporary file in the same directory, fsync, rename
-  /// over the target, fsync of the directory. Readers see the old or the new file, never half.
-  /// `durable = false` skips the fsyncs: still atomic for readers and after a crash of the
-  /// process, but not across a power loss (for files rewritten often, such as a job's report).
-  [[nodiscard]] static Result<void> write_atomically(const std::filesystem::path& file,
-                                                     const std::string& text, bool durable = true) {
-    static std::atomic<unsigned> counter{0};
-    const std::string tmp = file.string() + ".tmp." + std::to_string(::getpid()) + "." +
-                            std::to_string(counter.fetch_add(1));
-    const auto fail = [&](const std::string& what) {
-      const int e = errno;
-      ::unlink(tmp.c_str());
-      return make_error(Errc::io_error, "cannot write " + file.string() + ": " + what + ": " +
-                                            detail::errno_text(e));
-    };
-    {
-      const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-      if (fd < 0) {
-        return make_error(Errc::io_error, "cannot create " + tmp + ": " +
-                                              detail::errno_text(errno) +
-                                              " (expected a writable directory)");
-      }
-      detail::FileDescriptor holder(fd);
-      std::size_t done = 0;
-      while (done < text.size()) {
-        const auto n = ::write(fd, text.data() + done, text.size() - done);
-        if (n < 0) {
-          if (errno == EINTR) continue;
-          return fail("write");
-        }
-        done += static_cast<std::size_t>(n);
-      }
-      if (durable && ::fsync(fd) != 0) return fail("fsync");
-    }
-    if (::rename(tmp.c_str(), file.c_str()) != 0) return fail("rename");
-    if (!durable) return {};
-    const int dir = ::open(file.parent_path().empty() ? "." : file.parent_path().c_str(),
-                           O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dir >= 0) {
-      ::fsync(dir);
-      ::close(dir);
-    }
-    return {};
+    return write_file_atomically(file, boost::json::serialize(root), options_.durable);
   }
 
  private:

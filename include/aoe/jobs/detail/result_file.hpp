@@ -5,7 +5,7 @@
 #define AOE_JOBS_DETAIL_RESULT_FILE_HPP
 
 #include "aoe/core/error.hpp"
-#include "aoe/repo/knowledge_bank.hpp"
+#include "aoe/io/atomic_file.hpp"
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
@@ -62,7 +62,7 @@ template <class Outcome, class Report>
 [[nodiscard]] inline Result<void> write_result_file(const boost::json::object& report,
                                                     const std::filesystem::path& file,
                                                     bool durable) {
-  return KnowledgeBank::write_atomically(file, boost::json::serialize(report) + "\n", durable);
+  return write_file_atomically(file, boost::json::serialize(report) + "\n", durable);
 }
 
 }  // namespace aoe::detail

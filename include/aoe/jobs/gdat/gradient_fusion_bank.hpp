@@ -18,10 +18,11 @@
 #define AOE_JOBS_GDAT_GRADIENT_FUSION_BANK_HPP
 
 #include "aoe/core/error.hpp"
+#include "aoe/io/atomic_file.hpp"
 #include "aoe/jobs/gdat/iteration_model.hpp"
 #include "aoe/jobs/gdat/split_strategy.hpp"
+#include "aoe/repo/bank_access.hpp"
 #include "aoe/repo/detail/bank_file.hpp"
-#include "aoe/repo/knowledge_bank.hpp"
 #include "aoe/repo/record.hpp"
 #include "aoe/version.hpp"
 
@@ -39,6 +40,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <system_error>
@@ -69,10 +71,12 @@ class GradientFusionBank {
  public:
   /// The bank under `root` (Environment::graph_bank_root()) for `soc_version`.
   GradientFusionBank(std::filesystem::path root, std::string soc_version,
-                     std::string tool = "openaoe " AOE_VERSION_STRING)
+                     std::string tool = "openaoe " AOE_VERSION_STRING, BankAccess access = {})
       : file_(file_for(root, soc_version)),
         tool_(std::move(tool)),
-        mutex_(std::make_unique<std::mutex>()) {}
+        access_(std::move(access)),
+        mutex_(std::make_unique<std::mutex>()),
+        warned_(std::make_unique<std::set<std::string>>()) {}
 
   /// <root>/<soc_version>_gradient_fusion.json (AOE: "<soc>_gradient_fusion.json in
   /// TUNE_BANK_PATH").
@@ -107,8 +111,13 @@ class GradientFusionBank {
 
   /// Stores `record` if its key is new (`added`) or it is faster than the stored record
   /// (`updated`; `faster`, beyond rounding), or when `replace` (a stored record that no longer fits
-  /// the model); otherwise `kept` and nothing is written.
+  /// the model); otherwise `kept` and nothing is written. An iteration time that is not a
+  /// positive finite number is refused (`invalid_argument`).
   Result<StoreOutcome> store(const GradientFusionRecord& record, bool replace = false) {
+    if (!aoe::detail::storable_time(record.iteration_seconds)) {
+      return aoe::detail::unstorable_time("gradient-fusion bank", record.model_hash,
+                                          record.iteration_seconds);
+    }
     std::lock_guard guard(*mutex_);
     auto lock = lock_file();
     if (!lock) return lock.error();
@@ -127,14 +136,16 @@ class GradientFusionBank {
         break;
       }
     }
+    for (const auto& [key, position] : file->unusable) {
+      if (!at && key == record.model_hash + "\n" + record.cluster) at = position;
+    }
     boost::json::value entry = to_json(record);
     if (at) {
       file->raw[*at] = std::move(entry);
     } else {
       file->raw.push_back(std::move(entry));
     }
-    if (auto ok = KnowledgeBank::write_atomically(file_, boost::json::serialize(file->raw) + "\n");
-        !ok) {
+    if (auto ok = write_file_atomically(file_, boost::json::serialize(file->raw) + "\n"); !ok) {
       return ok.error();
     }
     return outcome;
@@ -156,16 +167,37 @@ class GradientFusionBank {
     boost::json::array raw;                     ///< every entry, ours and others'
     std::vector<GradientFusionRecord> records;  ///< ours
     std::vector<std::size_t> positions;         ///< of each record in `raw`
+    /// "<hash>\n<cluster>" and position of our entries skipped for their time (a store of the
+    /// same key replaces them).
+    std::vector<std::pair<std::string, std::size_t>> unusable;
   };
 
   [[nodiscard]] Result<std::unique_ptr<aoe::detail::FileDescriptor>> lock_file() const {
-    return aoe::detail::lock_bank_file(file_, "gradient-fusion bank");
+    return aoe::detail::lock_bank_file(file_, "gradient-fusion bank", access_);
   }
 
+  /// Warns once about the record of `hash` on `cluster` skipped for its time.
+  void warn_skipped(const std::string& hash, const std::string& cluster) const {
+    if (!warned_->insert(hash + "\n" + cluster).second) return;
+    if (access_.on_warning) {
+      access_.on_warning("gradient-fusion bank: " + file_.string() + ": skipping the record of '" +
+                         hash + "' on '" + cluster +
+                         "': its iteration time is not a positive finite time (it will be tuned "
+                         "again)");
+    }
+  }
+
+  /// The file's entries (none when it does not exist); ours whose iteration time is not a
+  /// positive finite number are kept in `raw` but not in `records`, with a warning. Called under
+  /// `mutex_`.
   [[nodiscard]] Result<File> read() const {
     File out;
     std::error_code ec;
-    if (!std::filesystem::exists(file_, ec)) return out;
+    if (!std::filesystem::exists(file_, ec)) {
+      if (!ec) return out;
+      return make_error(Errc::io_error, "gradient-fusion bank: cannot read " + file_.string() +
+                                            ": " + ec.message());
+    }
     std::ifstream in(file_, std::ios::binary);
     if (!in)
       return make_error(Errc::io_error, "gradient-fusion bank: cannot read " + file_.string());
@@ -227,6 +259,11 @@ class GradientFusionBank {
       auto it = number(*o, "iteration_time(ms)", ptr + "/openaoe");
       if (!it) return it.error();
       r.iteration_seconds = *it / 1e3;
+      if (!aoe::detail::storable_time(r.iteration_seconds)) {
+        warn_skipped(r.model_hash, r.cluster);
+        out.unusable.emplace_back(r.model_hash + "\n" + r.cluster, i);
+        continue;
+      }
       auto dt = number(*o, "default_iteration_time(ms)", ptr + "/openaoe");
       if (!dt) return dt.error();
       r.default_seconds = *dt / 1e3;
@@ -337,7 +374,9 @@ class GradientFusionBank {
 
   std::filesystem::path file_;
   std::string tool_;
+  BankAccess access_;
   std::unique_ptr<std::mutex> mutex_;
+  std::unique_ptr<std::set<std::string>> warned_;  ///< records warned about, under `mutex_`
 };
 
 }  // namespace aoe::gdat

@@ -15,7 +15,9 @@
 #define AOE_JOBS_SGAT_GRAPH_BANK_HPP
 
 #include "aoe/core/error.hpp"
+#include "aoe/io/atomic_file.hpp"
 #include "aoe/jobs/sgat/subgraph_key.hpp"
+#include "aoe/repo/bank_access.hpp"
 #include "aoe/repo/detail/bank_file.hpp"
 #include "aoe/repo/knowledge_bank.hpp"
 #include "aoe/repo/record.hpp"
@@ -36,6 +38,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -64,6 +67,8 @@ struct GraphBankRecord {
 struct GraphBankOptions {
   std::filesystem::path root;                        ///< Environment::graph_bank_root()
   std::string tool = "openaoe " AOE_VERSION_STRING;  ///< written into each provenance
+  /// The lock timeout and where warnings about skipped records go.
+  BankAccess access{};
 };
 
 /// The graph bank. Thread-safe; lookups share a cache of the files read.
@@ -98,7 +103,7 @@ class GraphBank {
     const auto path = file(soc_version);
     auto it = state_->cache.find(path);
     if (it == state_->cache.end()) {
-      auto records = read_file(path);
+      auto records = load(path);
       if (!records) return records.error();
       it = state_->cache.emplace(path, std::move(*records)).first;
     }
@@ -112,13 +117,17 @@ class GraphBank {
 
   /// Stores `record` if its key is new (`added`) or it is faster than the stored strategy
   /// (`updated`); otherwise `kept`, and nothing is written. Under the file lock the file is
-  /// re-read, so strategies written meanwhile by another process are kept.
+  /// re-read, so strategies written meanwhile by another process are kept. A time that is not a
+  /// positive finite number is refused (`invalid_argument`).
   Result<StoreOutcome> store(std::string_view soc_version, const GraphBankRecord& record) {
+    if (!detail::storable_time(record.value)) {
+      return detail::unstorable_time("graph bank", record.repo_key, record.value);
+    }
     const auto path = file(soc_version);
     std::lock_guard guard(state_->mutex);
     auto lock = lock_file(path);
     if (!lock) return lock.error();
-    auto records = read_file(path);
+    auto records = load(path);
     if (!records) return records.error();
     StoreOutcome outcome = StoreOutcome::added;
     bool placed = false;
@@ -146,14 +155,14 @@ class GraphBank {
     const auto path = file(soc_version);
     auto lock = lock_file(path);
     if (!lock) return lock.error();
-    auto records = read_file(path);
+    auto records = load(path);
     if (!records) return records.error();
     return {};
   }
 
   /// Every record of a SoC's file, in file order.
   [[nodiscard]] Result<std::vector<GraphBankRecord>> entries(std::string_view soc_version) const {
-    return read_file(file(soc_version));
+    return load(file(soc_version));
   }
 
   /// Forgets the files read so far.
@@ -188,18 +197,43 @@ class GraphBank {
   struct State {
     std::mutex mutex;
     std::map<std::filesystem::path, std::vector<GraphBankRecord>> cache;
+    std::mutex warn_mutex;
+    std::set<std::string> warned;  ///< file and key of each record warned about
   };
 
-  [[nodiscard]] static Result<std::unique_ptr<detail::FileDescriptor>> lock_file(
-      const std::filesystem::path& file) {
-    return detail::lock_bank_file(file, "graph bank");
+  [[nodiscard]] Result<std::unique_ptr<detail::FileDescriptor>> lock_file(
+      const std::filesystem::path& file) const {
+    return detail::lock_bank_file(file, "graph bank", options_.access);
   }
 
+  /// `read_file`, warning once about each record skipped for its time.
+  [[nodiscard]] Result<std::vector<GraphBankRecord>> load(const std::filesystem::path& file) const {
+    std::vector<std::string> skipped;
+    auto records = read_file(file, skipped);
+    std::lock_guard lock(state_->warn_mutex);
+    for (const auto& key : skipped) {
+      if (!state_->warned.insert(file.string() + "\n" + key).second) continue;
+      if (options_.access.on_warning) {
+        options_.access.on_warning("graph bank: " + file.string() + ": skipping the record of '" +
+                                   key +
+                                   "': its value is not a positive finite time (it will be "
+                                   "tuned again)");
+      }
+    }
+    return records;
+  }
+
+  /// The records of `file` (none when it does not exist). Records whose time is not a positive
+  /// finite number are left out and "<line>: <repo_key>" added to `skipped`.
   [[nodiscard]] static Result<std::vector<GraphBankRecord>> read_file(
-      const std::filesystem::path& file) {
+      const std::filesystem::path& file, std::vector<std::string>& skipped) {
     std::vector<GraphBankRecord> out;
     std::error_code ec;
-    if (!std::filesystem::exists(file, ec)) return out;
+    if (!std::filesystem::exists(file, ec)) {
+      if (!ec) return out;
+      return make_error(Errc::io_error,
+                        "graph bank: cannot read " + file.string() + ": " + ec.message());
+    }
     std::ifstream in(file, std::ios::binary);
     if (!in) return make_error(Errc::io_error, "graph bank: cannot read " + file.string());
     std::string line;
@@ -265,10 +299,14 @@ class GraphBank {
         r.knowledge.push_back({std::string(name), std::move(*val)});
       }
       const auto* value = o->if_contains("value");
-      if (value == nullptr || !value->is_number() || value->to_number<double>() < 0) {
+      if (value == nullptr || !value->is_number()) {
         return corrupt("/value", "expected the subgraph's time in seconds");
       }
       r.value = value->to_number<double>();
+      if (!detail::storable_time(r.value)) {
+        skipped.push_back(r.repo_key);
+        continue;
+      }
       for (const char* key : {"feature", "strategy"}) {
         const auto* f = o->if_contains(key);
         if (f == nullptr || !f->is_object()) {
@@ -308,7 +346,7 @@ class GraphBank {
     text += graph_bank_version;
     text += "\"}\n";
     for (const auto& r : records) text += to_line(r) + "\n";
-    return KnowledgeBank::write_atomically(file, text);
+    return write_file_atomically(file, text);
   }
 
   GraphBankOptions options_;

@@ -443,14 +443,8 @@ inline void sgat_annotate(boost::json::array& nodes, const SubgraphSpace& sp,
   job.report.finished = true;
   if (auto ok = write_now(true); !ok) return ok.error();
   if (!job.report.interrupted) {
-    std::error_code ec;
-    const auto& file = job.tuned_model_file;
-    if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), ec);
-    if (ec) {
-      return make_error(Errc::io_error, "cannot create " + file.parent_path().string() + ": " +
-                                            ec.message() + " (the tuned model's directory)");
-    }
-    if (auto ok = KnowledgeBank::write_atomically(file, boost::json::serialize(model), false);
+    if (auto ok =
+            detail::write_tuned_model_text(job.tuned_model_file, boost::json::serialize(model));
         !ok) {
       return ok.error();
     }

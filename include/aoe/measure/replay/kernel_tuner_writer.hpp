@@ -5,6 +5,7 @@
 #define AOE_MEASURE_REPLAY_KERNEL_TUNER_WRITER_HPP
 
 #include "aoe/core/error.hpp"
+#include "aoe/io/atomic_file.hpp"
 #include "aoe/measure/replay/recording.hpp"
 #include "aoe/measure/status.hpp"
 #include "aoe/space/value.hpp"
@@ -100,25 +101,12 @@ namespace detail {
   return root;
 }
 
-/// Writes the cache to `path` (through a temporary file renamed over it, so that a reader never
-/// sees half a file). `io_error` names the file.
+/// Writes the cache to `path` atomically (aoe::write_file_atomically: a reader never sees half
+/// a file). `io_error` names the file.
 [[nodiscard]] inline Result<void> write_kernel_tuner_cache(const Recording& recording,
                                                            const std::filesystem::path& path) {
-  const std::filesystem::path tmp = path.string() + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return make_error(Errc::io_error, tmp.string() + ": cannot open it for writing");
-    out << boost::json::serialize(kernel_tuner_cache_json(recording)) << "\n";
-    out.flush();
-    if (!out) return make_error(Errc::io_error, tmp.string() + ": write failed");
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    return make_error(Errc::io_error,
-                      "renaming " + tmp.string() + " to " + path.string() + ": " + ec.message());
-  }
-  return {};
+  return write_file_atomically(path,
+                               boost::json::serialize(kernel_tuner_cache_json(recording)) + "\n");
 }
 
 }  // namespace aoe::replay

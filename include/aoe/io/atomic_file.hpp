@@ -1,0 +1,272 @@
+// The one way OpenAOE writes a file (result files, reports, tuned models, the three banks,
+// exports): a new file made beside the target, filled, renamed over it. Readers see the old
+// file or the new one, never half of one; a process killed at any moment leaves the old file
+// intact and, at worst, a temporary file that the next run removes (docs/reliability.md,
+// "Atomic files").
+//
+// The temporary file is created in the target's directory with
+// O_CREAT|O_EXCL|O_NOFOLLOW|O_CLOEXEC under an unpredictable name
+//     .<target name, at most 100 bytes>.aoe-tmp.<pid>.<host>.<16 random hex digits>
+// so that nothing planted in the directory (a symlink at a guessed name) is ever followed or
+// truncated. The pid and host say whose it is: the first write of a process in a directory
+// removes the temporary files of this host's processes that no longer exist (never those of a
+// live process).
+//
+// A target that is a symbolic link is refused with a named error: OpenAOE never writes through
+// a link (a link planted where a result or a bank file goes must not redirect the write), and
+// replacing the link by a regular file would silently cut it. A target that exists and is not a
+// regular file (a directory, a FIFO) is refused too. A regular target's permission bits are
+// kept.
+#ifndef AOE_IO_ATOMIC_FILE_HPP
+#define AOE_IO_ATOMIC_FILE_HPP
+
+#include "aoe/core/error.hpp"
+#include "aoe/io/detail/file_descriptor.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <cstdint>
+#include <filesystem>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+
+namespace aoe {
+
+namespace detail {
+
+/// The marker between the target's name and the owner in a temporary file's name.
+inline constexpr std::string_view atomic_temp_marker = ".aoe-tmp.";
+
+/// This host's name with every byte other than [A-Za-z0-9-] dropped, at most 32 bytes ("host"
+/// when it cannot be read): a part of temporary names that never holds a dot.
+inline const std::string& atomic_temp_host() {
+  static const std::string host = [] {
+    std::array<char, 256> buf{};
+    std::string out;
+    if (::gethostname(buf.data(), buf.size() - 1) == 0) {
+      for (const char* c = buf.data(); *c != '\0' && out.size() < 32; ++c) {
+        const auto u = static_cast<unsigned char>(*c);
+        if ((u >= 'a' && u <= 'z') || (u >= 'A' && u <= 'Z') || (u >= '0' && u <= '9') ||
+            u == '-') {
+          out.push_back(*c);
+        }
+      }
+    }
+    return out.empty() ? std::string("host") : out;
+  }();
+  return host;
+}
+
+/// 64 unpredictable bits as 16 hex digits (getrandom; the kernel's pool).
+inline std::string atomic_temp_random() {
+  std::uint64_t bits = 0;
+  auto* p = reinterpret_cast<unsigned char*>(&bits);  // NOLINT(*-reinterpret-cast)
+  std::size_t got = 0;
+  while (got < sizeof bits) {
+    const auto n = ::getrandom(p + got, sizeof bits - got, 0);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    got += static_cast<std::size_t>(n);
+  }
+  static constexpr char hex[] = "0123456789abcdef";
+  std::string out(16, '0');
+  for (int i = 0; i < 16; ++i) out[static_cast<std::size_t>(i)] = hex[(bits >> (4 * i)) & 15U];
+  return out;
+}
+
+/// The owner written into a temporary file's name, if `name` is one.
+struct TempOwner {
+  long pid = 0;
+  std::string host;
+};
+
+/// Parses ".<name>.aoe-tmp.<pid>.<host>.<random>"; nullopt for any other name.
+inline std::optional<TempOwner> atomic_temp_owner(std::string_view name) {
+  if (name.empty() || name.front() != '.') return std::nullopt;
+  const auto at = name.rfind(atomic_temp_marker);
+  if (at == std::string_view::npos) return std::nullopt;
+  std::string_view rest = name.substr(at + atomic_temp_marker.size());
+  const auto d1 = rest.find('.');
+  if (d1 == std::string_view::npos || d1 == 0 || d1 > 10) return std::nullopt;
+  const auto d2 = rest.find('.', d1 + 1);
+  if (d2 == std::string_view::npos || d2 == d1 + 1) return std::nullopt;
+  const std::string_view random = rest.substr(d2 + 1);
+  if (random.size() != 16 || random.find_first_not_of("0123456789abcdef") != std::string::npos) {
+    return std::nullopt;
+  }
+  TempOwner owner;
+  for (const char c : rest.substr(0, d1)) {
+    if (c < '0' || c > '9') return std::nullopt;
+    owner.pid = owner.pid * 10 + (c - '0');
+  }
+  owner.host = std::string(rest.substr(d1 + 1, d2 - d1 - 1));
+  return owner;
+}
+
+/// Whether a process of this pid namespace exists (EPERM: it exists, owned by another user).
+inline bool process_alive(long pid) {
+  if (pid <= 0) return true;  // never treat a malformed pid as dead
+  return ::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH;
+}
+
+}  // namespace detail
+
+/// Removes, in `dir`, the temporary files of the atomic writer that belong to processes of this
+/// host that no longer exist (a writer killed between creating and renaming its file). Files of
+/// live processes, of other hosts and every other file are left alone; what cannot be removed
+/// (no permission) is left too. Returns how many were removed.
+inline std::size_t remove_stale_temporary_files(const std::filesystem::path& dir) {
+  const int dfd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd < 0) return 0;
+  DIR* d = ::fdopendir(dfd);
+  if (d == nullptr) {
+    ::close(dfd);
+    return 0;
+  }
+  std::size_t removed = 0;
+  const long self = static_cast<long>(::getpid());
+  while (const dirent* e = ::readdir(d)) {  // NOLINT(concurrency-mt-unsafe): one stream each
+    const auto owner = detail::atomic_temp_owner(e->d_name);
+    if (!owner || owner->host != detail::atomic_temp_host() || owner->pid == self) continue;
+    if (detail::process_alive(owner->pid)) continue;
+    struct stat st {};
+    if (::fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) {
+      continue;
+    }
+    if (::unlinkat(dfd, e->d_name, 0) == 0) ++removed;
+  }
+  ::closedir(d);  // closes dfd
+  return removed;
+}
+
+namespace detail {
+
+/// `remove_stale_temporary_files(dir)` once per directory and process (the first write there).
+inline void remove_stale_temporary_files_once(const std::filesystem::path& dir) {
+  static std::mutex mutex;
+  static std::set<std::string> done;
+  std::error_code ec;
+  auto key = std::filesystem::absolute(dir.empty() ? std::filesystem::path(".") : dir, ec);
+  const std::string k = ec ? dir.string() : key.lexically_normal().string();
+  {
+    std::lock_guard lock(mutex);
+    if (!done.insert(k).second) return;
+  }
+  remove_stale_temporary_files(dir);
+}
+
+}  // namespace detail
+
+/// Writes `text` to `file` atomically: a temporary file in the same directory (O_EXCL,
+/// O_NOFOLLOW, an unpredictable name), fsync, rename over the target, fsync of the directory.
+/// `durable = false` skips the two fsyncs: still atomic for readers and when the process is
+/// killed, but not across a power loss (for files rewritten often, such as a job's report).
+/// The directory must exist. Errors name the file: a target that is a symbolic link or not a
+/// regular file, a directory that cannot be written, a full disk.
+[[nodiscard]] inline Result<void> write_file_atomically(const std::filesystem::path& file,
+                                                        std::string_view text,
+                                                        bool durable = true) {
+  const std::filesystem::path dir = file.parent_path();
+  const std::string dir_text = dir.empty() ? std::string(".") : dir.string();
+  const std::string name = file.filename().string();
+  if (name.empty() || name == "." || name == "..") {
+    return make_error(Errc::invalid_argument,
+                      "cannot write '" + file.string() + "': expected a path naming a file");
+  }
+  mode_t keep_mode = 0;
+  bool keep = false;
+  struct stat st {};
+  if (::lstat(file.c_str(), &st) == 0) {
+    if (S_ISLNK(st.st_mode)) {
+      std::error_code ec;
+      const auto to = std::filesystem::read_symlink(file, ec);
+      return make_error(Errc::invalid_argument,
+                        "refusing to write " + file.string() + ": it is a symbolic link" +
+                            (ec ? std::string() : " (to " + to.string() + ")") +
+                            "; OpenAOE replaces its files by renaming a new file into place and "
+                            "never writes through a link: give the path of the real file, or "
+                            "remove the link");
+    }
+    if (!S_ISREG(st.st_mode)) {
+      return make_error(Errc::invalid_argument,
+                        "refusing to write " + file.string() + ": it exists and is " +
+                            (S_ISDIR(st.st_mode) ? "a directory" : "not a regular file") +
+                            " (expected a regular file or no file)");
+    }
+    keep_mode = st.st_mode & 07777;
+    keep = true;
+  } else if (errno != ENOENT) {
+    return make_error(Errc::io_error,
+                      "cannot write " + file.string() + ": " + detail::errno_text(errno));
+  }
+  detail::remove_stale_temporary_files_once(dir);
+
+  const std::string prefix = dir_text + "/." + name.substr(0, 100) +
+                             std::string(detail::atomic_temp_marker) + std::to_string(::getpid()) +
+                             "." + detail::atomic_temp_host() + ".";
+  std::string tmp;
+  int fd = -1;
+  for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
+    tmp = prefix + detail::atomic_temp_random();
+    fd = ::open(tmp.c_str(),  // NOLINT(*-vararg)
+                O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd < 0 && errno != EEXIST) break;
+  }
+  if (fd < 0) {
+    return make_error(Errc::io_error, "cannot write " + file.string() +
+                                          ": cannot create a temporary file in " + dir_text + ": " +
+                                          detail::errno_text(errno) +
+                                          " (expected an existing, writable directory)");
+  }
+  const auto fail = [&](const std::string& what) {
+    const int e = errno;
+    ::unlink(tmp.c_str());
+    return make_error(Errc::io_error,
+                      "cannot write " + file.string() + ": " + what + ": " + detail::errno_text(e));
+  };
+  {
+    detail::FileDescriptor holder(fd);
+    if (keep && ::fchmod(fd, keep_mode) != 0) return fail("fchmod");
+    std::size_t done = 0;
+    while (done < text.size()) {
+      const auto n = ::write(fd, text.data() + done, text.size() - done);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return fail("write");
+      }
+      done += static_cast<std::size_t>(n);
+    }
+    if (durable && ::fsync(fd) != 0) return fail("fsync");
+  }
+  if (::rename(tmp.c_str(), file.c_str()) != 0) return fail("rename");
+  if (!durable) return {};
+  const int dfd = ::open(dir_text.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd < 0) {
+    return make_error(Errc::io_error, "cannot write " + file.string() + ": open directory " +
+                                          dir_text + ": " + detail::errno_text(errno));
+  }
+  detail::FileDescriptor dholder(dfd);
+  // EINVAL: a file system that cannot sync directories (the rename is then as durable as it
+  // gets there).
+  if (::fsync(dfd) != 0 && errno != EINVAL) {
+    return make_error(Errc::io_error, "cannot write " + file.string() + ": fsync directory " +
+                                          dir_text + ": " + detail::errno_text(errno));
+  }
+  return {};
+}
+
+}  // namespace aoe
+
+#endif  // AOE_IO_ATOMIC_FILE_HPP
