@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -132,6 +133,19 @@ struct StopFlagObserver {
     return stop != nullptr && stop->load();
   }
 };
+
+/// The best value so far after each trial, in microseconds (NaN before the first valid one).
+inline std::vector<double> best_so_far_us(const std::vector<Trial>& history) {
+  std::vector<double> out;
+  out.reserve(history.size());
+  double best = std::numeric_limits<double>::quiet_NaN();
+  for (const auto& t : history) {
+    if (t.measurement.ok() && !(t.measurement.value * 1e6 >= best))
+      best = t.measurement.value * 1e6;
+    out.push_back(best);
+  }
+  return out;
+}
 
 inline bool selected(const OperatorDesc& op, const std::vector<std::string>& names,
                      const std::vector<std::string>& types) {
@@ -280,6 +294,7 @@ template <class Backend>
             MaxEvaluations{options.budget.evaluations} || NoImprovement{options.budget.patience},
             detail::StopFlagObserver{options.stop});
         rep.evaluations += r.history.size();
+        perf.best_so_far_us = detail::best_so_far_us(r.history);
         interrupted = r.reason == StopReason::observer;
         const double reference = stored_cfg ? stored_value : m0.value;
         perf.before_us = reference * 1e6;
@@ -323,6 +338,7 @@ template <class Backend>
     }
     if (rep.error.empty() && rep.kinds.empty()) continue;  // nothing tunable in it
     rep.result_us = rep.error.empty() ? rep.default_us * gain : rep.default_us;
+    rep.knowledge = chosen.knowledge;
     chosen.default_us = rep.default_us;
     chosen.result_us = rep.result_us;
     if (!interrupted) {

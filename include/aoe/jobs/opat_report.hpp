@@ -23,6 +23,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace aoe {
@@ -55,6 +56,9 @@ struct KindPerformance {
   double before_us = 0;  ///< the default (or, re-tuning, the bank's) policy
   double after_us = 0;   ///< the policy in use after tuning
   OpatOutcome outcome = OpatOutcome::unsatisfied;
+  /// The search's best-so-far (us) after each evaluation of this job, NaN before the first
+  /// valid one; empty on a hit. For reports, not in the result file.
+  std::vector<double> best_so_far_us{};
 };
 
 /// One fused operator of the job.
@@ -66,6 +70,9 @@ struct OpatOperatorReport {
   double result_us = 0;                ///< the operator with the policies in use after the job
   std::size_t evaluations = 0;         ///< candidates measured for it in this job
   std::string error;                   ///< why it failed, for a failed operator
+  /// Per knowledge kind ("Schedule", ...): the parameters in use after the job (the tuned
+  /// model's). For reports, not in the result file.
+  std::vector<std::pair<std::string, std::vector<NamedValue>>> knowledge{};
   [[nodiscard]] bool failed() const noexcept { return !error.empty(); }
 };
 

@@ -1,0 +1,32 @@
+// `--report`: the profile (Chrome trace), op_summary CSV and HTML report each job writes next to
+// its result file (docs/reports.md). One translation unit, so the report headers are compiled
+// once for the three commands.
+#ifndef AOE_TOOLS_AOE_REPORTS_HPP
+#define AOE_TOOLS_AOE_REPORTS_HPP
+
+#include "command.hpp"
+#include <aoe/graph/graph.hpp>
+#include <aoe/jobs/gdat_report.hpp>
+#include <aoe/jobs/opat_report.hpp>
+#include <aoe/jobs/sgat/sgat_report.hpp>
+#include <aoe/measure/simulator/soc.hpp>
+
+#include <filesystem>
+
+namespace aoe_tool {
+
+/// Each writes the job's report files when --report=on and says where (verbosity >= 1);
+/// returns exit_success, or exit_bank with the message on `io.err` when a file cannot be
+/// written.
+int write_opat_reports(const CommonOptions& common, const aoe::Graph& graph,
+                       const aoe::OpatReport& report, const aoe::sim::Soc& soc,
+                       const std::filesystem::path& result_file, const Io& io);
+int write_sgat_reports(const CommonOptions& common, const aoe::SgatReport& report,
+                       const aoe::sim::Soc& soc, const std::filesystem::path& result_file,
+                       const Io& io);
+int write_gdat_reports(const CommonOptions& common, const aoe::GdatReport& report,
+                       const std::filesystem::path& result_file, const Io& io);
+
+}  // namespace aoe_tool
+
+#endif  // AOE_TOOLS_AOE_REPORTS_HPP
