@@ -68,9 +68,9 @@ h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px;border-bott
 table{border-collapse:collapse;width:100%;font-variant-numeric:tabular-nums}th,td{padding:3px 6px;border-bottom:1px solid var(--line);text-align:left;vertical-align:middle}
 th{font-size:12px;color:var(--muted);font-weight:600;background:var(--card)}td.n,th.n{text-align:right}
 td.k{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:11px;word-break:break-all}
-.grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(270px,1fr));gap:12px}.cell{border:1px solid var(--line);border-radius:6px;padding:8px}
+.grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(270px,1fr));gap:12px}.cell{border:1px solid var(--line);border-radius:6px;padding:8px;min-width:0}.cell h3{word-break:break-all}
 .note{color:var(--muted);font-size:12px}svg{display:block;max-width:100%;height:auto}svg text{font-family:inherit}
-td svg{display:inline-block;max-width:none}td.name{word-break:break-all;min-width:180px}.nowrap{white-space:nowrap}.wide{overflow-x:auto}
+td svg{display:inline-block;max-width:none}td.name{word-break:break-all;min-width:150px;max-width:240px}.nowrap{white-space:nowrap}.wide{overflow-x:auto}
 input[type=search]{padding:4px 8px;border:1px solid var(--line);border-radius:4px;margin:4px 0 8px;width:260px}
 .legend span{display:inline-block;margin-right:12px;font-size:12px}.legend i{display:inline-block;width:10px;height:10px;margin-right:4px;vertical-align:baseline}
 @media print{body{max-width:none;padding:0;font-size:11px}input[type=search]{display:none}h2{break-after:avoid}.cell,tr,svg,.cards{break-inside:avoid}a{color:inherit;text-decoration:none}}
@@ -120,17 +120,17 @@ document.body.dataset.reportReady = 'yes';  // tests: the script ran to its end
 [[nodiscard]] inline std::string utilisation_bars(
     const std::vector<std::pair<std::string, double>>& parts) {
   std::string s =
-      "<svg width=\"" + std::to_string(parts.size() * 34) + "\" height=\"26\" role=\"img\"><title>";
+      "<svg width=\"" + std::to_string(parts.size() * 28) + "\" height=\"26\" role=\"img\"><title>";
   for (const auto& [name, u] : parts) s += name + " " + percent(u) + "  ";
   s += "</title>";
   for (std::size_t i = 0; i < parts.size(); ++i) {
     const double u = std::clamp(parts[i].second, 0.0, 1.0);
-    const double x = static_cast<double>(i) * 34;
-    s += "<rect x=\"" + num(x, 0) + "\" y=\"2\" width=\"30\" height=\"14\" fill=\"#eef1f4\"/>";
+    const double x = static_cast<double>(i) * 28;
+    s += "<rect x=\"" + num(x, 0) + "\" y=\"2\" width=\"25\" height=\"14\" fill=\"#eef1f4\"/>";
     s += "<rect x=\"" + num(x, 0) + "\" y=\"" + num(2 + 14 * (1 - u), 2) +
-         "\" width=\"30\" height=\"" + num(14 * u, 2) + "\" fill=\"" + std::string(colour(i)) +
+         "\" width=\"25\" height=\"" + num(14 * u, 2) + "\" fill=\"" + std::string(colour(i)) +
          "\"/>";
-    s += "<text x=\"" + num(x + 15, 0) + "\" y=\"25\" font-size=\"8\" text-anchor=\"middle\">" +
+    s += "<text x=\"" + num(x + 12.5, 1) + "\" y=\"25\" font-size=\"8\" text-anchor=\"middle\">" +
          escape(parts[i].first) + "</text>";
   }
   return s + "</svg>";
@@ -143,10 +143,12 @@ struct Series {
   bool dashed = false;
 };
 
-/// A line chart with axes, ticks and a legend. `log_x` for evaluation counts over decades.
-[[nodiscard]] inline std::string line_chart(const std::vector<Series>& series,
-                                            std::string_view x_label, std::string_view y_label,
-                                            int width = 520, int height = 240, bool log_x = false) {
+/// A line chart with axes, ticks and a legend. `log_x` for evaluation counts over decades;
+/// values above `y_cap` are drawn at the top edge (a search's first, far worse candidates).
+[[nodiscard]] inline std::string line_chart(
+    const std::vector<Series>& series, std::string_view x_label, std::string_view y_label,
+    int width = 520, int height = 240, bool log_x = false,
+    double y_cap = std::numeric_limits<double>::infinity()) {
   double x0 = std::numeric_limits<double>::infinity(), x1 = -x0, y0 = x0, y1 = -x0;
   for (const auto& s : series) {
     for (const auto& [x, y] : s.points) {
@@ -158,13 +160,15 @@ struct Series {
     }
   }
   if (!std::isfinite(x0)) return "<p class=\"note\">no data</p>";
+  const bool non_negative = y0 >= 0;
+  y1 = std::min(y1, std::max(y_cap, y0));
   if (x1 <= x0) x1 = x0 + 1;
   if (y1 <= y0) {
     y1 = y0 + std::max(1e-9, std::abs(y0) * 0.05);
     y0 -= std::max(1e-9, std::abs(y0) * 0.05);
   }
   const double pad = (y1 - y0) * 0.06;
-  y0 -= pad;
+  y0 = non_negative ? std::max(0.0, y0 - pad) : y0 - pad;
   y1 += pad;
   const double left = 56, right = 10, top = 10, bottom = 40;
   const double pw = width - left - right, ph = height - top - bottom;
@@ -174,7 +178,7 @@ struct Series {
                         std::max(1e-12, std::log10(x1) - std::log10(x0)) * pw;
     return left + (x - x0) / (x1 - x0) * pw;
   };
-  const auto fy = [&](double y) { return top + (1 - (y - y0) / (y1 - y0)) * ph; };
+  const auto fy = [&](double y) { return top + (1 - (std::min(y, y1) - y0) / (y1 - y0)) * ph; };
   std::string s = "<svg viewBox=\"0 0 " + std::to_string(width) + " " + std::to_string(height) +
                   "\" width=\"" + std::to_string(width) + "\" height=\"" + std::to_string(height) +
                   "\" role=\"img\">";
@@ -205,11 +209,15 @@ struct Series {
     const auto& se = series[i];
     std::string d;
     bool pen = false;
-    for (const auto& [x, y] : se.points) {
+    const auto& pts = se.points;
+    for (std::size_t k = 0; k < pts.size(); ++k) {
+      const auto [x, y] = pts[k];
       if (!std::isfinite(y) || (log_x && x <= 0)) {
         pen = false;
         continue;
       }
+      // A step curve (best so far) is flat most of the time: drop the inner points of a run.
+      if (pen && k + 1 < pts.size() && pts[k - 1].second == y && pts[k + 1].second == y) continue;
       d += (pen ? "L" : "M") + num(fx(x), 1) + " " + num(fy(y), 1);
       pen = true;
     }

@@ -185,7 +185,8 @@ inline std::string repo_cards(std::size_t add, std::size_t hit, std::size_t rese
   for (const auto& op : profile.phases[0].ops) max_us = std::max(max_us, op.duration_us);
   b += "<h2>Operators ranked by time saved</h2>";
   b += "<input type=\"search\" placeholder=\"filter operators\" data-filter=\"ops\">";
-  b += "<table id=\"ops\"><thead><tr><th class=\"n\">#</th><th>Op Name</th><th>OP Type</th><th "
+  b += "<div class=\"wide\"><table id=\"ops\"><thead><tr><th class=\"n\">#</th><th>Op "
+       "Name</th><th>OP Type</th><th "
        "class=\"n\">before (us)</th><th class=\"n\">after (us)</th><th class=\"n\">saved "
        "(us)</th><th>before / after</th><th>bound</th><th>pipe utilisation after</th><th>"
        "outcome</th><th class=\"n\">evaluations</th></tr></thead><tbody>";
@@ -213,17 +214,21 @@ inline std::string repo_cards(std::size_t add, std::size_t hit, std::size_t rese
                                      {"MTE1", u(sim::detail::mte1)},
                                      {"MTE3", u(sim::detail::mte3)}});
     }
+    const std::string bound =
+        detail::bound_name(ob.profile) == detail::bound_name(oa.profile)
+            ? detail::bound_name(oa.profile)
+            : detail::bound_name(ob.profile) + " &rarr; " + detail::bound_name(oa.profile);
     b += "<tr data-op=\"" + html::escape(ob.name) + "\"><td class=\"n\">" +
          std::to_string(rank + 1) + "</td><td class=\"name\">" + html::escape(ob.name) +
          "</td><td>" + html::escape(ob.type) + "</td><td class=\"n\">" + html::num(ob.duration_us) +
          "</td><td class=\"n\">" + html::num(oa.duration_us) + "</td><td class=\"n\">" +
          html::num(ob.duration_us - oa.duration_us) + "</td><td>" +
-         html::bar_pair(ob.duration_us, oa.duration_us, max_us) + "</td><td class=\"nowrap\">" +
-         detail::bound_name(ob.profile) + " &rarr; " + detail::bound_name(oa.profile) +
-         "</td><td>" + util + "</td><td>" + html::escape(outcome) + "</td><td class=\"n\">" +
+         html::bar_pair(ob.duration_us, oa.duration_us, max_us, 110) +
+         "</td><td class=\"nowrap\">" + bound + "</td><td>" + util + "</td><td>" +
+         html::escape(outcome) + "</td><td class=\"n\">" +
          std::to_string(rep ? rep->evaluations : 0) + "</td></tr>";
   }
-  b += "</tbody></table>";
+  b += "</tbody></table></div>";
   bool failed_any = false;
   for (const auto& op : r.operators) failed_any = failed_any || op.failed();
   if (failed_any) {
@@ -263,7 +268,9 @@ inline std::string repo_cards(std::size_t add, std::size_t hit, std::size_t rese
     cells += "<div class=\"cell\"><h3>" + html::escape(rep->op_name) + "</h3><div class=\"note\">" +
              html::escape(rep->op_type) + ": " + html::num(rep->default_us) + " us &rarr; " +
              html::num(rep->result_us) + " us</div>";
-    cells += html::line_chart(series, "evaluation", "us", 300, 170);
+    double start = 0;
+    for (const auto& k : rep->kinds) start = std::max(start, k.before_us);
+    cells += html::line_chart(series, "evaluation (log scale)", "us", 300, 170, true, 2 * start);
     cells += "<div class=\"k\" style=\"font-family:ui-monospace,monospace;font-size:11px\">" +
              html::escape(profile.phases[1].ops[i].knowledge) + "</div></div>";
   }
@@ -353,7 +360,8 @@ inline std::string repo_cards(std::size_t add, std::size_t hit, std::size_t rese
   for (const auto* s : order) max_ms = std::max(max_ms, s->default_ms);
   b += "<h2>Subgraphs and their strategies, ranked by time saved</h2>";
   b += "<input type=\"search\" placeholder=\"filter subgraphs\" data-filter=\"subgraphs\">";
-  b += "<table id=\"subgraphs\"><thead><tr><th class=\"n\">#</th><th>subgraph</th><th>outcome"
+  b += "<div class=\"wide\"><table id=\"subgraphs\"><thead><tr><th "
+       "class=\"n\">#</th><th>subgraph</th><th>outcome"
        "</th><th class=\"n\">untuned (ms)</th><th class=\"n\">before (ms)</th><th class=\"n\">"
        "after (ms)</th><th class=\"n\">saved (ms)</th><th>untuned / after</th><th>strategy</th>"
        "<th>repo_key</th><th class=\"n\">evaluations</th></tr></thead><tbody>";
@@ -369,7 +377,7 @@ inline std::string repo_cards(std::size_t add, std::size_t hit, std::size_t rese
          html::escape(s.repo_key) + "</td><td class=\"n\">" + std::to_string(s.evaluations) +
          "</td></tr>";
   }
-  b += "</tbody></table>";
+  b += "</tbody></table></div>";
   b += "<h2>What is simulated</h2><p class=\"note\">Every time on this page is the OpenAOE "
        "simulator's timing model of " +
        html::escape(profile.soc) +
