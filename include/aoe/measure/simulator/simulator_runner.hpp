@@ -123,7 +123,7 @@ class Runner<device::Simulator> {
     const std::size_t dims = c.size() < levels_.size() ? c.size() : levels_.size();
     for (std::size_t d = 0; d < dims; ++d) v[roles_[d]] = levels_[d][c[d]];
     out = {};
-    return sim::detail::time(soc_, model_, v, &out);
+    return sim::detail::profile(soc_, model_, v, out);
   }
 
   /// One configuration's measurement.

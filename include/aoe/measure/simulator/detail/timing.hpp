@@ -13,6 +13,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 namespace aoe::sim::detail {
 
@@ -57,6 +58,9 @@ struct Profile {
   Bound bound = Bound::compute;
 };
 
+/// The sink of the search's instantiations: no profile, and no argument passed.
+struct NoProfile {};
+
 namespace timing {
 
 /// Two stages over `n` items (stage times a, b), double-buffered or not, as the model times them:
@@ -90,10 +94,11 @@ inline Bound classify(const Profile& p) noexcept {
   return o;
 }
 
-/// MatMul / BatchMatMul / Conv2D (img2col GEMM) on the cube. `profile`, when not null, gets
-/// where the time goes.
+/// MatMul / BatchMatMul / Conv2D (img2col GEMM) on the cube. With a `Profile*` sink, also fills
+/// `*profile` with where the time goes (its own instantiation: the search's is unchanged).
+template <class Sink = NoProfile>
 [[nodiscard]] inline Outcome cube_time(const Soc& s, const Model& md, const Values& v,
-                                       Profile* profile = nullptr) noexcept {
+                                       [[maybe_unused]] Sink profile = {}) noexcept {
   const std::int64_t in = md.in_bytes;
   const std::int64_t bml0 = v[m_l0], bnl0 = v[n_l0], bkl0 = v[k_l0];
   const std::int64_t tm = bml0 * v[m_step], tn = bnl0 * v[n_step], tk = bkl0 * v[k_step];
@@ -222,7 +227,7 @@ inline Bound classify(const Profile& p) noexcept {
   Outcome o;
   o.seconds = s.launch_overhead_seconds + std::max(static_cast<double>(waves) * block, cap);
   if (v[format] == 1 && md.tensors_nd) o.seconds += md.format_transdata_seconds;
-  if (profile != nullptr) {
+  if constexpr (std::is_same_v<Sink, Profile*>) {
     Profile& p = *profile;
     p = Profile{};
     p.family = Family::cube;
@@ -273,9 +278,10 @@ inline Bound classify(const Profile& p) noexcept {
 }
 
 /// Vector operators (elementwise chains, reductions, SoftmaxV2, LayerNorm, pools, depthwise,
-/// TransData): MTE2 -> Vector -> MTE3 over UB tiles. `profile` as for cube_time.
+/// TransData): MTE2 -> Vector -> MTE3 over UB tiles. `Sink` as for cube_time.
+template <class Sink = NoProfile>
 [[nodiscard]] inline Outcome vector_time(const Soc& s, const Model& md, const Values& v,
-                                         Profile* profile = nullptr) noexcept {
+                                         [[maybe_unused]] Sink profile = {}) noexcept {
   const bool precise = md.precision_variant && v[impl] == 1;
   const double compute_bytes = precise ? 4.0 : 2.0;
   const double tile_elems = static_cast<double>(v[ub_tile]);
@@ -338,7 +344,7 @@ inline Bound classify(const Profile& p) noexcept {
   if (md.softmax_formats && (v[format] == 1) != md.tensor_nz) {
     o.seconds += 2 * md.format_transdata_seconds;  // TransData in front and behind
   }
-  if (profile != nullptr) {
+  if constexpr (std::is_same_v<Sink, Profile*>) {
     Profile& p = *profile;
     p = Profile{};
     p.family = Family::vector;
@@ -363,10 +369,16 @@ inline Bound classify(const Profile& p) noexcept {
   return o;
 }
 
-/// The time of a configuration; `profile`, when not null, gets where it goes.
-[[nodiscard]] inline Outcome time(const Soc& s, const Model& md, const Values& v,
-                                  Profile* profile = nullptr) noexcept {
-  return md.family == Family::cube ? cube_time(s, md, v, profile) : vector_time(s, md, v, profile);
+/// The time of a configuration.
+[[nodiscard]] inline Outcome time(const Soc& s, const Model& md, const Values& v) noexcept {
+  return md.family == Family::cube ? cube_time(s, md, v) : vector_time(s, md, v);
+}
+
+/// The time of a configuration, and where it goes in `out` (for reports).
+[[nodiscard]] inline Outcome profile(const Soc& s, const Model& md, const Values& v,
+                                     Profile& out) noexcept {
+  return md.family == Family::cube ? cube_time<Profile*>(s, md, v, &out)
+                                   : vector_time<Profile*>(s, md, v, &out);
 }
 
 }  // namespace aoe::sim::detail
