@@ -1,7 +1,7 @@
 // `--report`: see reports.hpp.
 #include "reports.hpp"
 
-#include <aoe/report/report_files.hpp>
+#include <aoe/report/job_reports.hpp>
 
 #include <chrono>
 #include <ostream>

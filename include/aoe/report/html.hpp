@@ -1,6 +1,6 @@
 // The building blocks of OpenAOE's HTML reports: one self-contained page (inline CSS, inline
 // SVG charts, no network, no external font or script), readable at a glance and printable.
-// Used by the jobs' reports (report/job_html.hpp) and `aoe-bench --report`. docs/reports.md.
+// Used by the jobs' reports (report/job_reports.hpp) and `aoe-bench --report`. docs/reports.md.
 #ifndef AOE_REPORT_HTML_HPP
 #define AOE_REPORT_HTML_HPP
 

@@ -1,24 +1,39 @@
-// The HTML report of each job (one self-contained page, docs/reports.md): OPAT (operators
-// ranked by time saved, their bounds and pipe utilisation, the search's convergence and the
-// chosen knowledge), SGAT (subgraphs and their strategies), GDAT (the gradient timeline and the
-// all-reduce segments of the default and the tuned split), each with the model's time before
-// and after, the repo summary and a timeline. Every time is simulated.
-#ifndef AOE_REPORT_JOB_HTML_HPP
-#define AOE_REPORT_JOB_HTML_HPP
+// The HTML report of each job (OPAT: operators ranked by time saved, bounds, pipe utilisation,
+// the search's convergence and the chosen knowledge; SGAT: subgraphs and their strategies;
+// GDAT: the gradient timeline and the all-reduce segments of the default and the tuned split),
+// and the report files a job writes next to its result file (docs/reports.md):
+//   ${name}_${timestamp}_trace.json       Chrome trace of the model before and after tuning
+//   ${name}_${timestamp}_op_summary.csv   msprof-style op_summary, one row per operator execution
+//   ${name}_${timestamp}_report.html      the self-contained HTML report
+// `name` is the tuning name and `timestamp` the result file's, as the tuned model's
+// ${model}_${timestamp}_tune.json. Every figure in them is simulated. Include this header in a
+// tool, not in a library header: it pulls in the simulator, the jobs' reports and Boost.JSON.
+#ifndef AOE_REPORT_JOB_REPORTS_HPP
+#define AOE_REPORT_JOB_REPORTS_HPP
 
+#include "aoe/core/error.hpp"
+#include "aoe/graph/graph.hpp"
 #include "aoe/jobs/gdat_report.hpp"
 #include "aoe/jobs/opat_report.hpp"
 #include "aoe/jobs/sgat/sgat_report.hpp"
+#include "aoe/measure/simulator/soc.hpp"
+#include "aoe/repo/knowledge_bank.hpp"
 #include "aoe/report/html.hpp"
-#include "aoe/report/model_profile.hpp"
+#include "aoe/report/profile.hpp"
+
+#include <boost/json/serialize.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
 namespace aoe::report {
+
+// ---- HTML pages ----------------------------------------------------------------------------
 
 namespace detail {
 
@@ -295,35 +310,6 @@ inline std::string repo_cards(std::size_t add, std::size_t hit, std::size_t rese
   return html::page("OPAT report: " + r.tuning_name, b);
 }
 
-/// SGAT's profile: the subgraphs on the stream before and after (the rest of the model, outside
-/// the tuned subgraphs, as one more execution), so that each phase sums to the result file's
-/// model time.
-[[nodiscard]] inline ModelProfile sgat_profile(const SgatReport& r, std::string_view soc) {
-  ModelProfile m;
-  m.model = r.tuning_name;
-  m.soc = std::string(soc);
-  Phase before{"before tuning", {}};
-  Phase after{"after tuning", {}};
-  double rest = r.baseline_ms;
-  for (const auto& s : r.subgraphs) {
-    if (s.failed()) continue;
-    rest -= s.default_ms;
-    before.ops.push_back(
-        {s.name, "subgraph", before.total_us(), s.default_ms * 1e3, std::nullopt, "", nullptr});
-    after.ops.push_back({s.name, "subgraph", after.total_us(), s.after_ms * 1e3, std::nullopt,
-                         s.strategy, nullptr});
-  }
-  if (rest > 1e-12) {
-    before.ops.push_back(
-        {"rest of the model", "untuned", before.total_us(), rest * 1e3, std::nullopt, "", nullptr});
-    after.ops.push_back(
-        {"rest of the model", "untuned", after.total_us(), rest * 1e3, std::nullopt, "", nullptr});
-  }
-  m.phases.push_back(std::move(before));
-  m.phases.push_back(std::move(after));
-  return m;
-}
-
 /// The SGAT job's page.
 [[nodiscard]] inline std::string sgat_html(const SgatReport& r, const ModelProfile& profile,
                                            std::string_view result_file) {
@@ -502,6 +488,88 @@ inline std::string split_row(std::string_view name, const GdatSplit& s, const Gd
   return html::page("GDAT report: " + r.tuning_name, b);
 }
 
+// ---- Files ---------------------------------------------------------------------------------
+
+/// The three files' paths.
+struct ReportFiles {
+  std::filesystem::path trace;
+  std::filesystem::path op_summary;  ///< empty for GDAT (no operators)
+  std::filesystem::path html;
+};
+
+[[nodiscard]] inline ReportFiles report_file_names(const std::filesystem::path& dir,
+                                                   const std::string& name,
+                                                   const std::string& timestamp) {
+  const std::string stem = name + "_" + timestamp;
+  return {dir / (stem + "_trace.json"), dir / (stem + "_op_summary.csv"),
+          dir / (stem + "_report.html")};
+}
+
+/// Writes one report file atomically (readers see the old file or the new one). Reports are
+/// outputs a job can rebuild: not fsynced.
+[[nodiscard]] inline Result<void> write_report_file(const std::filesystem::path& file,
+                                                    const std::string& text) {
+  return KnowledgeBank::write_atomically(file, text, false);
+}
+
+/// OPAT's three files, next to `result_file`.
+[[nodiscard]] inline Result<ReportFiles> write_opat_reports(
+    const Graph& graph, const OpatReport& r, const sim::Soc& soc,
+    const std::filesystem::path& result_file) {
+  const auto files = report_file_names(result_file.parent_path(), r.tuning_name, r.timestamp);
+  const ModelProfile profile = opat_profile(graph, r, soc);
+  if (auto ok = write_report_file(files.trace,
+                                  boost::json::serialize(trace_json(profile, "OPAT")) + "\n");
+      !ok) {
+    return ok.error();
+  }
+  if (auto ok = write_report_file(files.op_summary, op_summary_csv(profile, soc.split)); !ok) {
+    return ok.error();
+  }
+  if (auto ok =
+          write_report_file(files.html, opat_html(r, profile, result_file.filename().string()));
+      !ok) {
+    return ok.error();
+  }
+  return files;
+}
+
+/// SGAT's three files (the subgraphs as the stream's executions).
+[[nodiscard]] inline Result<ReportFiles> write_sgat_reports(
+    const SgatReport& r, const sim::Soc& soc, const std::filesystem::path& result_file) {
+  const auto files = report_file_names(result_file.parent_path(), r.tuning_name, r.timestamp);
+  const ModelProfile profile = sgat_profile(r, soc.name);
+  if (auto ok = write_report_file(files.trace,
+                                  boost::json::serialize(trace_json(profile, "SGAT")) + "\n");
+      !ok) {
+    return ok.error();
+  }
+  if (auto ok = write_report_file(files.op_summary, op_summary_csv(profile, soc.split)); !ok) {
+    return ok.error();
+  }
+  if (auto ok =
+          write_report_file(files.html, sgat_html(r, profile, result_file.filename().string()));
+      !ok) {
+    return ok.error();
+  }
+  return files;
+}
+
+/// GDAT's trace and HTML (a step has no operators: no op_summary).
+[[nodiscard]] inline Result<ReportFiles> write_gdat_reports(
+    const GdatReport& r, const std::filesystem::path& result_file) {
+  auto files = report_file_names(result_file.parent_path(), r.tuning_name, r.timestamp);
+  files.op_summary.clear();
+  if (auto ok = write_report_file(files.trace, boost::json::serialize(gdat_trace_json(r)) + "\n");
+      !ok) {
+    return ok.error();
+  }
+  if (auto ok = write_report_file(files.html, gdat_html(r, result_file.filename().string())); !ok) {
+    return ok.error();
+  }
+  return files;
+}
+
 }  // namespace aoe::report
 
-#endif  // AOE_REPORT_JOB_HTML_HPP
+#endif  // AOE_REPORT_JOB_REPORTS_HPP
