@@ -73,7 +73,8 @@ td.k{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:
 td svg{display:inline-block;max-width:none}td.name{word-break:break-all;min-width:150px;max-width:240px}.nowrap{white-space:nowrap}.wide{overflow-x:auto}
 input[type=search]{padding:4px 8px;border:1px solid var(--line);border-radius:4px;margin:4px 0 8px;width:260px}
 .legend span{display:inline-block;margin-right:12px;font-size:12px}.legend i{display:inline-block;width:10px;height:10px;margin-right:4px;vertical-align:baseline}
-@media print{body{max-width:none;padding:0;font-size:11px}input[type=search]{display:none}h2{break-after:avoid}.cell,tr,svg,.cards{break-inside:avoid}a{color:inherit;text-decoration:none}}
+@page{size:A4 landscape;margin:10mm}
+@media print{body{max-width:none;padding:0;font-size:11px}.wide{overflow:visible}table{font-size:10px}input[type=search]{display:none}h2{break-after:avoid}.cell,tr,svg,.cards{break-inside:avoid}a{color:inherit;text-decoration:none}}
 </style>
 </head>
 <body>

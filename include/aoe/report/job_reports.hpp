@@ -212,7 +212,8 @@ inline std::string repo_cards(std::size_t add, std::size_t hit, std::size_t rese
     std::string outcome;
     if (rep != nullptr) {
       for (const auto& k : rep->kinds) {
-        outcome += (outcome.empty() ? "" : ", ") + std::string(to_string(k.kind)) + " " +
+        outcome += (outcome.empty() ? "" : ", ") +
+                   (rep->kinds.size() > 1 ? std::string(to_string(k.kind)) + " " : "") +
                    std::string(to_string(k.outcome));
       }
     }
