@@ -70,7 +70,7 @@ th{font-size:12px;color:var(--muted);font-weight:600;background:var(--card)}td.n
 td.k{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:11px;word-break:break-all}
 .grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(270px,1fr));gap:12px}.cell{border:1px solid var(--line);border-radius:6px;padding:8px;min-width:0}.cell h3{word-break:break-all}
 .note{color:var(--muted);font-size:12px}svg{display:block;max-width:100%;height:auto}svg text{font-family:inherit}
-td svg{display:inline-block;max-width:none}td.name{word-break:break-all;min-width:150px;max-width:240px}.nowrap{white-space:nowrap}.wide{overflow-x:auto}
+td svg{display:inline-block;max-width:none}td.name{word-break:break-all;min-width:140px;max-width:220px}td.type{overflow-wrap:anywhere;max-width:130px}.nowrap{white-space:nowrap}.wide{overflow-x:auto}
 input[type=search]{padding:4px 8px;border:1px solid var(--line);border-radius:4px;margin:4px 0 8px;width:260px}
 .legend span{display:inline-block;margin-right:12px;font-size:12px}.legend i{display:inline-block;width:10px;height:10px;margin-right:4px;vertical-align:baseline}
 @page{size:A4 landscape;margin:10mm}

@@ -204,7 +204,7 @@ inline std::string repo_cards(std::size_t add, std::size_t hit, std::size_t rese
        "Name</th><th>OP Type</th><th "
        "class=\"n\">before (us)</th><th class=\"n\">after (us)</th><th class=\"n\">saved "
        "(us)</th><th>before / after</th><th>bound</th><th>pipe utilisation after</th><th>"
-       "outcome</th><th class=\"n\">evaluations</th></tr></thead><tbody>";
+       "outcome</th><th class=\"n\" title=\"candidates measured\">evals</th></tr></thead><tbody>";
   for (std::size_t rank = 0; rank < order.size(); ++rank) {
     const auto& ob = profile.phases[0].ops[order[rank]];
     const auto& oa = profile.phases[1].ops[order[rank]];
@@ -236,9 +236,9 @@ inline std::string repo_cards(std::size_t add, std::size_t hit, std::size_t rese
             : detail::bound_name(ob.profile) + " &rarr; " + detail::bound_name(oa.profile);
     b += "<tr data-op=\"" + html::escape(ob.name) + "\"><td class=\"n\">" +
          std::to_string(rank + 1) + "</td><td class=\"name\">" + html::escape(ob.name) +
-         "</td><td>" + html::escape(ob.type) + "</td><td class=\"n\">" + html::num(ob.duration_us) +
-         "</td><td class=\"n\">" + html::num(oa.duration_us) + "</td><td class=\"n\">" +
-         html::num(ob.duration_us - oa.duration_us) + "</td><td>" +
+         "</td><td class=\"type\">" + html::escape(ob.type) + "</td><td class=\"n\">" +
+         html::num(ob.duration_us) + "</td><td class=\"n\">" + html::num(oa.duration_us) +
+         "</td><td class=\"n\">" + html::num(ob.duration_us - oa.duration_us) + "</td><td>" +
          html::bar_pair(ob.duration_us, oa.duration_us, max_us, 110) +
          "</td><td class=\"nowrap\">" + bound + "</td><td>" + util + "</td><td>" +
          html::escape(outcome) + "</td><td class=\"n\">" +
