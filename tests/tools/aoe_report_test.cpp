@@ -109,6 +109,22 @@ std::map<std::int64_t, double> check_trace(const fs::path& file, std::string_vie
       ops[std::to_string(pid) + "/" + std::string(e.at("name").as_string())] = {ts, ts + dur};
     }
   }
+  // The operators of a phase back to back on the stream from 0, as the job times them.
+  std::map<std::int64_t, std::vector<Span>> stream;
+  for (const auto& v : events) {
+    const auto& e = v.as_object();
+    if (e.at("ph").as_string() != "X" || e.at("cat").as_string() != operator_cat) continue;
+    const double ts = e.at("ts").as_double();
+    stream[e.at("pid").as_int64()].push_back({ts, ts + e.at("dur").as_double()});
+  }
+  for (auto& [pid, spans] : stream) {
+    std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) { return a.ts < b.ts; });
+    double end = 0;
+    for (const auto& sp : spans) {
+      CHECK(sp.ts == doctest::Approx(end).epsilon(1e-9));
+      end = sp.end;
+    }
+  }
   // Every pipe event inside its operator.
   for (const auto& v : events) {
     const auto& e = v.as_object();
