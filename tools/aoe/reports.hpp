@@ -5,13 +5,19 @@
 #define AOE_TOOLS_AOE_REPORTS_HPP
 
 #include "command.hpp"
-#include <aoe/graph/graph.hpp>
-#include <aoe/jobs/gdat_report.hpp>
-#include <aoe/jobs/opat_report.hpp>
-#include <aoe/jobs/sgat/sgat_report.hpp>
-#include <aoe/measure/simulator/soc.hpp>
 
 #include <filesystem>
+
+// Declared only: the command files already have them, and reports.cpp includes the rest.
+namespace aoe {
+struct Graph;
+struct OpatReport;
+struct SgatReport;
+struct GdatReport;
+namespace sim {
+struct Soc;
+}  // namespace sim
+}  // namespace aoe
 
 namespace aoe_tool {
 
