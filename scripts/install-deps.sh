@@ -39,6 +39,8 @@ AOE_DEBIAN_PACKAGES=(
   clblast-utils
   git
   ca-certificates
+  # Headless Chromium: tests/tools/aoe_report_test opens the HTML reports (skipped without it).
+  chromium
 )
 
 missing_packages() {

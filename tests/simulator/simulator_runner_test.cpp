@@ -318,3 +318,45 @@ TEST_CASE("every operator family: the default is valid and the oracle finds some
     }
   }
 }
+
+TEST_CASE("profile: the timing model's breakdown adds up to its time, pipes inside the block") {
+  std::vector<aoe::OperatorDesc> ops = aoe::sim::workloads::resnet50_convolutions();
+  for (auto& o : aoe::sim::workloads::bert_base_vector_operators()) ops.push_back(o);
+  for (auto& o : aoe::sim::workloads::bert_base_matmuls()) ops.push_back(o);
+  for (const char* soc_name : {"Ascend910A", "Ascend910B1"}) {
+    const auto soc = aoe::sim::Soc::builtin(soc_name).value();
+    std::size_t profiled = 0;
+    for (const auto& op : ops) {
+      auto r = aoe::Runner<aoe::device::Simulator>::create(
+          soc, op,
+          {.knowledge = {aoe::sim::Knowledge::schedule, aoe::sim::Knowledge::format,
+                         aoe::sim::Knowledge::impl}});
+      REQUIRE(r.has_value());
+      aoe::Rng rng(7);
+      for (int i = 0; i < 40; ++i) {
+        const aoe::Configuration c =
+            i == 0 ? r->default_configuration() : r->space().sample_raw(rng);
+        aoe::sim::detail::Profile p;
+        const auto o = r->profile(c, p);
+        const auto t = r->time(c);
+        CHECK(o.seconds == t.seconds);  // the same computation
+        if (o.buffer != aoe::sim::detail::Buffer::none) continue;
+        ++profiled;
+        INFO(op.name << " on " << soc_name);
+        CHECK(p.seconds == t.seconds);
+        CHECK(p.launch + static_cast<double>(p.waves) * p.wave + p.transdata ==
+              doctest::Approx(p.seconds).epsilon(1e-9));
+        CHECK(p.wave >= p.block * (1 - 1e-12));
+        CHECK(p.waves >= 1);
+        CHECK(p.blocks >= p.cores);
+        for (const auto& s : p.pipes) {
+          if (s.busy <= 0) continue;
+          CHECK(s.start >= -1e-15);
+          CHECK(s.end <= p.block - p.block_overhead + 1e-12 * p.block);
+          CHECK(s.busy <= (s.end - s.start) * (1 + 1e-9) + 1e-15);  // a pipe does one thing
+        }
+      }
+    }
+    CHECK(profiled > 100);
+  }
+}

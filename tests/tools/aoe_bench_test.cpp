@@ -80,6 +80,15 @@ TEST_CASE("aoe-bench: the JSON has the contract's fields") {
   const auto svg = aoe_bench::to_svg(*results, settings);
   CHECK(svg.find("<svg") == 0);
   CHECK(svg.find("random (exact)") != std::string::npos);
+  // --report: the same in HTML, the score shown as in the JSON.
+  const auto page = aoe_bench::to_html(*results, settings);
+  CHECK(page.find("<!DOCTYPE html>") == 0);
+  CHECK(page.find("id=\"scores\"") != std::string::npos);
+  CHECK(page.find("random (exact)") != std::string::npos);
+  char score[32];
+  std::snprintf(score, sizeof score, "%.3f", s.at("score").to_number<double>());
+  CHECK(page.find(std::string(">") + score) != std::string::npos);
+  CHECK(page.find("http") == std::string::npos);  // nothing from the network
 }
 
 TEST_CASE("aoe-bench: random search scores about 0 and reaches its expected fraction") {

@@ -88,6 +88,9 @@ int main(int argc, char** argv) {
       ->required();
   app.add_option("--json", json_path, "where to write the results (JSON)")->required();
   app.add_option("--plot", plot_path, "where to write an SVG plot of the curves");
+  std::string report_path;
+  app.add_option("--report", report_path,
+                 "where to write an HTML report: score table and curves (docs/reports.md)");
   app.add_option("--threads", settings.threads, "worker threads (default: every core)");
   app.add_option("--cutoff", settings.methodology.cutoff,
                  "methodology score: budget where random search closes this fraction of the "
@@ -186,6 +189,12 @@ int main(int argc, char** argv) {
     if (!plot_path.empty()) {
       if (auto w = aoe_bench::write_file(plot_path, aoe_bench::to_svg(*results, settings)); !w) {
         std::fprintf(stderr, "aoe-bench: --plot: %s\n", w.error().what().c_str());
+        return exit_output;
+      }
+    }
+    if (!report_path.empty()) {
+      if (auto w = aoe_bench::write_file(report_path, aoe_bench::to_html(*results, settings)); !w) {
+        std::fprintf(stderr, "aoe-bench: --report: %s\n", w.error().what().c_str());
         return exit_output;
       }
     }

@@ -26,6 +26,14 @@ namespace aoe_bench {
 [[nodiscard]] std::string to_svg(const std::vector<ProblemResult>& results,
                                  const Settings& settings);
 
+/// A self-contained HTML page in the style of `aoe`'s job reports (docs/reports.md): the score
+/// table (per input and strategy: fraction of the optimum at the budget, evaluations to 95% and
+/// 99%, the methodology score; the best score of each input marked) and per input the median
+/// fraction of the optimum against evaluations, one line per strategy, random search's exact
+/// expectation dashed.
+[[nodiscard]] std::string to_html(const std::vector<ProblemResult>& results,
+                                  const Settings& settings);
+
 /// Writes `text` to `path` (through a temporary file renamed into place).
 [[nodiscard]] aoe::Result<void> write_file(const std::string& path, const std::string& text);
 

@@ -93,6 +93,10 @@ int run(int argc, const char* const* argv, const aoe::GetEnv& getenv, std::ostre
       ->check(CLI::Range(std::size_t{1}, std::size_t{1000000}));
   app.add_option("--seed", opt.seed, "seed of the search policies (default 0)");
   app.add_option("--device", opt.device, "simulator (default) or ascend");
+  app.add_option("--report", opt.report,
+                 "on (default): also write a trace, an op_summary CSV and an HTML report next to "
+                 "the result file (docs/reports.md); off")
+      ->check(CLI::IsMember({"on", "off"}));
 
   try {
     app.parse(argc, argv);

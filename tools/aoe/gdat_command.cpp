@@ -2,6 +2,7 @@
 #include "gdat_command.hpp"
 
 #include "model_input.hpp"
+#include "reports.hpp"
 #include <aoe/jobs/gdat/backward_derivation.hpp>
 #include <aoe/jobs/gdat/cluster_loader.hpp>
 #include <aoe/jobs/gdat/profile_loader.hpp>
@@ -224,6 +225,10 @@ int run_gdat_command(const CommonOptions& common, const GdatFlags& flags,
     io.out << "aoe: set_split_strategy_by_idx(" << list(rep.result->split) << ")\n";
     io.out << "aoe: set_split_strategy_by_size(" << list(rep.result->by_size) << ")\n";
     io.out << "aoe: result file " << result->result_file.string() << "\n";
+  }
+  if (const int code = write_gdat_reports(common, rep, result->result_file, io);
+      code != exit_success) {
+    return code;
   }
   io.out << rep.tuning_name << " process finished. Performance improved by "
          << fixed(aoe::GdatReport::improvement(rep.baseline.seconds, rep.result->seconds) * 100.0,

@@ -2,6 +2,7 @@
 #include "opat_command.hpp"
 
 #include "model_input.hpp"
+#include "reports.hpp"
 
 #if defined(AOE_WITH_ASCEND)
 #include "ascend_device.hpp"
@@ -193,6 +194,10 @@ int run_opat_command(const CommonOptions& common, const OpatFlags& flags,
            << fixed(rep.baseline_ms(), 3) << " ms -> " << fixed(rep.result_ms(), 3) << " ms\n";
     io.out << "aoe: result file " << result->result_file.string() << "\n";
     io.out << "aoe: tuned model " << result->tuned_model_file.string() << "\n";
+  }
+  if (const int code = write_opat_reports(common, *graph, rep, soc, result->result_file, io);
+      code != exit_success) {
+    return code;
   }
   io.out << rep.tuning_name << " process finished. Performance improved by "
          << fixed(aoe::OpatReport::improvement(rep.baseline_ms(), rep.result_ms()) * 100.0, 2)

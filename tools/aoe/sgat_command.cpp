@@ -2,6 +2,7 @@
 #include "sgat_command.hpp"
 
 #include "model_input.hpp"
+#include "reports.hpp"
 #include <aoe/jobs/sgat/graph_bank.hpp>
 #include <aoe/jobs/sgat/sgat_job.hpp>
 #include <aoe/search/by_name.hpp>
@@ -108,6 +109,10 @@ int run_sgat_command(const CommonOptions& common, const SgatFlags& flags,
            << " ms -> " << fixed(rep.result_ms(), 3) << " ms\n";
     io.out << "aoe: result file " << result->result_file.string() << "\n";
     io.out << "aoe: tuned model " << result->tuned_model_file.string() << "\n";
+  }
+  if (const int code = write_sgat_reports(common, rep, soc, result->result_file, io);
+      code != exit_success) {
+    return code;
   }
   // The figure of the result file's model_performance_improvement (truncated, as AOE prints it).
   io.out << rep.tuning_name << " process finished. Performance improved by "

@@ -325,6 +325,7 @@ inline std::size_t drop_idle_cuts(const gdat::IterationModel& model, GdatSplit& 
     }
   }
   rep.timeline = model.timeline(rep.result->split);
+  rep.baseline_timeline = model.timeline(rep.baseline.split);
   rep.finished = true;
   if (auto ok = write_now(true); !ok) return ok.error();
   return job;

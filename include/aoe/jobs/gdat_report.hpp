@@ -85,6 +85,8 @@ struct GdatReport {
   std::string strategy_source;
   std::optional<GdatOutcome> outcome;
   gdat::IterationTimeline timeline;  ///< of the result
+  /// Of AOE's default split, for reports (not in the result file).
+  gdat::IterationTimeline baseline_timeline{};
 
   [[nodiscard]] std::string status_text() const {
     return finished && !interrupted ? "tuning successful" : "tune tuning incomplete";

@@ -29,6 +29,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <functional>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -135,6 +136,19 @@ struct StopFlagObserver {
     return stop != nullptr && stop->load();
   }
 };
+
+/// The best value so far after each trial, in microseconds (NaN before the first valid one).
+inline std::vector<double> best_so_far_us(const std::vector<Trial>& history) {
+  std::vector<double> out;
+  out.reserve(history.size());
+  double best = std::numeric_limits<double>::quiet_NaN();
+  for (const auto& t : history) {
+    if (t.measurement.ok() && !(t.measurement.value * 1e6 >= best))
+      best = t.measurement.value * 1e6;
+    out.push_back(best);
+  }
+  return out;
+}
 
 inline bool selected(const OperatorDesc& op, const std::vector<std::string>& names,
                      const std::vector<std::string>& types) {
@@ -367,6 +381,7 @@ template <class Backend>
             MaxEvaluations{options.budget.evaluations} || NoImprovement{options.budget.patience},
             detail::StopFlagObserver{options.stop});
         rep.evaluations += r.history.size();
+        perf.best_so_far_us = detail::best_so_far_us(r.history);
         interrupted = r.reason == StopReason::observer;
         const double reference = stored_cfg ? stored_value : m0.value;
         perf.before_us = reference * 1e6;
@@ -413,6 +428,7 @@ template <class Backend>
     }
     for (auto& c : choices)
       chosen.knowledge.emplace_back(std::string(to_string(c.kind)), std::move(c.use));
+    rep.knowledge = chosen.knowledge;
     chosen.default_us = rep.default_us;
     chosen.result_us = rep.result_us;
     if (!interrupted) {

@@ -23,6 +23,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace aoe {
@@ -55,6 +56,9 @@ struct KindPerformance {
   double before_us = 0;  ///< the default (or, re-tuning, the bank's) policy
   double after_us = 0;   ///< the policy in use after tuning
   OpatOutcome outcome = OpatOutcome::unsatisfied;
+  /// The search's best-so-far (us) after each evaluation of this job, NaN before the first
+  /// valid one; empty on a hit. For reports, not in the result file.
+  std::vector<double> best_so_far_us{};
 };
 
 /// One fused operator of the job.
@@ -69,6 +73,9 @@ struct OpatOperatorReport {
   /// How `result_us` was settled when several kinds changed the operator (for the log): the
   /// combined choice measured, or a single kind kept because it was faster alone.
   std::string note;
+  /// Per knowledge kind ("Schedule", ...): the parameters in use after the job (the tuned
+  /// model's). For reports, not in the result file.
+  std::vector<std::pair<std::string, std::vector<NamedValue>>> knowledge{};
   [[nodiscard]] bool failed() const noexcept { return !error.empty(); }
 };
 

@@ -114,6 +114,18 @@ class Runner<device::Simulator> {
     return sim::detail::time(soc_, model_, v);
   }
 
+  /// Where a configuration's simulated time goes (pipes, blocks, waves, bound): for profiles and
+  /// reports. The profile's `seconds` is `time(c).seconds`; a configuration that does not fit
+  /// gives the Outcome's buffer and an empty profile.
+  [[nodiscard]] sim::detail::Outcome profile(const Configuration& c,
+                                             sim::detail::Profile& out) const noexcept {
+    sim::detail::Values v = defaults_;
+    const std::size_t dims = c.size() < levels_.size() ? c.size() : levels_.size();
+    for (std::size_t d = 0; d < dims; ++d) v[roles_[d]] = levels_[d][c[d]];
+    out = {};
+    return sim::detail::profile(soc_, model_, v, out);
+  }
+
   /// One configuration's measurement.
   [[nodiscard]] Measurement evaluate(const Configuration& c) const {
     if (!space_->in_bounds(c)) {

@@ -10,10 +10,81 @@
 #include "aoe/measure/simulator/soc.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 namespace aoe::sim::detail {
+
+/// The pipes of an AI Core as the timing model sees them. `mte3` is the output stage: FixPipe
+/// (L0C -> GM) on split SoCs (Atlas A2), L0C -> UB -> MTE3 on coupled ones, MTE3 (UB -> GM) for
+/// vector operators.
+enum Pipe : std::uint8_t { mte2, mte1, cube, vector, mte3, pipe_count };
+
+inline constexpr std::array<const char*, pipe_count> pipe_names{"MTE2", "MTE1", "Cube", "Vector",
+                                                                "FixPipe/MTE3"};
+
+/// What limits a configuration's time (reports): the launch and fixed overheads (latency), the
+/// data movement (memory: an MTE pipe busier than the compute pipes, or the chip's GM
+/// bandwidth), or the Cube/Vector pipe (compute).
+enum class Bound : std::uint8_t { compute, memory, latency };
+
+inline constexpr std::array<const char*, 3> bound_names{"compute", "memory", "latency"};
+
+/// One pipe's activity within one block (seconds from the block's start): it works `busy`
+/// seconds between `start` and `end`, as the pipeline schedules it.
+struct PipeSpan {
+  double start = 0;
+  double end = 0;
+  double busy = 0;
+};
+
+/// Where a configuration's time goes, for profiles and op_summary (never for the search): filled
+/// by cube_time / vector_time only when asked, from the same variables as the time. The time is
+/// `launch + waves * wave + transdata` (`wave` >= `block` when the chip's GM bandwidth caps it).
+struct Profile {
+  Family family = Family::cube;
+  std::int64_t blocks = 0;  ///< blocks launched (msprof's Block Dim)
+  std::int64_t cores = 0;   ///< cores busy at once
+  std::int64_t waves = 0;   ///< rounds of blocks over the cores
+  double launch = 0;        ///< kernel launch overhead, seconds
+  double block = 0;         ///< one block on one core, pipelined, with its fixed overhead
+  double wave = 0;          ///< one wave on the timeline: block, or the chip GM cap's share
+  double block_overhead = 0;
+  double transdata = 0;  ///< format conversions (TransData) the configuration adds
+  double seconds = 0;    ///< the total, as Outcome::seconds
+  std::array<PipeSpan, pipe_count> pipes{};
+  Bound bound = Bound::compute;
+};
+
+/// The sink of the search's instantiations: no profile, and no argument passed.
+struct NoProfile {};
+
+namespace timing {
+
+/// Two stages over `n` items (stage times a, b), double-buffered or not, as the model times them:
+/// stage A spans [0, (n-1) p + a], stage B [a, (n-1) p + a + b], p = max(a, b) or a + b.
+inline void two_stage(double n, double a, double b, bool overlapped, PipeSpan& first,
+                      PipeSpan& second) noexcept {
+  const double period = overlapped ? std::max(a, b) : a + b;
+  first.start = 0;
+  first.end = (n - 1) * period + a;
+  second.start = a;
+  second.end = (n - 1) * period + a + b;
+}
+
+inline Bound classify(const Profile& p) noexcept {
+  const double fixed = p.launch + p.transdata + p.block_overhead * static_cast<double>(p.waves);
+  if (fixed >= 0.5 * p.seconds) return Bound::latency;
+  const double moves =
+      std::max({p.pipes[Pipe::mte2].busy, p.pipes[Pipe::mte1].busy, p.pipes[Pipe::mte3].busy});
+  const double compute = std::max(p.pipes[Pipe::cube].busy, p.pipes[Pipe::vector].busy);
+  if (p.wave > p.block * (1 + 1e-9) || moves > compute) return Bound::memory;
+  return Bound::compute;
+}
+
+}  // namespace timing
 
 [[nodiscard]] inline Outcome overflow(Buffer b, std::int64_t need, std::int64_t cap) noexcept {
   Outcome o;
@@ -23,8 +94,11 @@ namespace aoe::sim::detail {
   return o;
 }
 
-/// MatMul / BatchMatMul / Conv2D (img2col GEMM) on the cube.
-[[nodiscard]] inline Outcome cube_time(const Soc& s, const Model& md, const Values& v) noexcept {
+/// MatMul / BatchMatMul / Conv2D (img2col GEMM) on the cube. With a `Profile*` sink, also fills
+/// `*profile` with where the time goes (its own instantiation: the search's is unchanged).
+template <class Sink = NoProfile>
+[[nodiscard]] inline Outcome cube_time(const Soc& s, const Model& md, const Values& v,
+                                       [[maybe_unused]] Sink profile = {}) noexcept {
   const std::int64_t in = md.in_bytes;
   const std::int64_t bml0 = v[m_l0], bnl0 = v[n_l0], bkl0 = v[k_l0];
   const std::int64_t tm = bml0 * v[m_step], tn = bnl0 * v[n_step], tk = bkl0 * v[k_step];
@@ -153,12 +227,61 @@ namespace aoe::sim::detail {
   Outcome o;
   o.seconds = s.launch_overhead_seconds + std::max(static_cast<double>(waves) * block, cap);
   if (v[format] == 1 && md.tensors_nd) o.seconds += md.format_transdata_seconds;
+  if constexpr (std::is_same_v<Sink, Profile*>) {
+    Profile& p = *profile;
+    p = Profile{};
+    p.family = Family::cube;
+    p.blocks = blocks;
+    p.cores = active;
+    p.waves = waves;
+    p.launch = s.launch_overhead_seconds;
+    p.block = block;
+    p.block_overhead = s.block_overhead_cycles / f;
+    p.wave = std::max(static_cast<double>(waves) * block, cap) / static_cast<double>(waves);
+    p.transdata = v[format] == 1 && md.tensors_nd ? md.format_transdata_seconds : 0.0;
+    p.seconds = o.seconds;
+    // The stream (MTE2 -> MTE1/Cube per L1 step), then the output stage per output tile.
+    timing::two_stage(steps, t2, inner, v[db_l1] != 0, p.pipes[Pipe::mte2], p.pipes[Pipe::cube]);
+    p.pipes[Pipe::mte1] = p.pipes[Pipe::cube];
+    const double sub = v[db_l0] ? 1 / bases : 1.0;
+    p.pipes[Pipe::mte1].end -= tc * sub;
+    p.pipes[Pipe::cube].start += t1 * sub;
+    PipeSpan out_span;
+    if (v[db_l0c]) {
+      PipeSpan stream_span;
+      timing::two_stage(n_out, tile, t_out, true, stream_span, out_span);
+      const double stretch = stream > 0 ? stream_span.end / stream : 1.0;
+      for (const Pipe q : {Pipe::mte2, Pipe::mte1, Pipe::cube}) {
+        p.pipes[q].start *= stretch;
+        p.pipes[q].end *= stretch;
+      }
+    } else {
+      out_span = {stream, stream + out, 0};
+    }
+    p.pipes[Pipe::mte2].busy = mte2;
+    p.pipes[Pipe::mte1].busy = t1 * steps;
+    p.pipes[Pipe::cube].busy = cube;
+    const double epilogue =
+        s.split ? ((md.epilogue_passes - md.epilogue_fixpipe_passes > 0 || residual > 0)
+                       ? (md.epilogue_passes - md.epilogue_fixpipe_passes) * vec_pass / 2
+                       : 0.0)
+                : md.epilogue_passes * vec_pass;
+    p.pipes[Pipe::mte3] = out_span;
+    p.pipes[Pipe::mte3].busy = out - std::max(0.0, epilogue);
+    if (epilogue > 0) {
+      p.pipes[Pipe::vector] = out_span;
+      p.pipes[Pipe::vector].busy = epilogue;
+    }
+    p.bound = timing::classify(p);
+  }
   return o;
 }
 
 /// Vector operators (elementwise chains, reductions, SoftmaxV2, LayerNorm, pools, depthwise,
-/// TransData): MTE2 -> Vector -> MTE3 over UB tiles.
-[[nodiscard]] inline Outcome vector_time(const Soc& s, const Model& md, const Values& v) noexcept {
+/// TransData): MTE2 -> Vector -> MTE3 over UB tiles. `Sink` as for cube_time.
+template <class Sink = NoProfile>
+[[nodiscard]] inline Outcome vector_time(const Soc& s, const Model& md, const Values& v,
+                                         [[maybe_unused]] Sink profile = {}) noexcept {
   const bool precise = md.precision_variant && v[impl] == 1;
   const double compute_bytes = precise ? 4.0 : 2.0;
   const double tile_elems = static_cast<double>(v[ub_tile]);
@@ -221,11 +344,41 @@ namespace aoe::sim::detail {
   if (md.softmax_formats && (v[format] == 1) != md.tensor_nz) {
     o.seconds += 2 * md.format_transdata_seconds;  // TransData in front and behind
   }
+  if constexpr (std::is_same_v<Sink, Profile*>) {
+    Profile& p = *profile;
+    p = Profile{};
+    p.family = Family::vector;
+    p.blocks = cores;
+    p.cores = cores;
+    p.waves = 1;
+    p.launch = s.launch_overhead_seconds;
+    p.block = core;
+    p.block_overhead = s.block_overhead_cycles / f;
+    p.wave = std::max(core, cap);
+    p.transdata = md.softmax_formats && (v[format] == 1) != md.tensor_nz
+                      ? 2 * md.format_transdata_seconds
+                      : 0;
+    p.seconds = o.seconds;
+    const double period = v[db_ub] ? std::max({t_in, t_vec, t_out}) : t_in + t_vec + t_out;
+    p.pipes[Pipe::mte2] = {0, (tiles - 1) * period + t_in, tiles * t_in};
+    p.pipes[Pipe::vector] = {t_in, (tiles - 1) * period + t_in + t_vec, tiles * t_vec};
+    p.pipes[Pipe::mte3] = {t_in + t_vec, (tiles - 1) * period + t_in + t_vec + t_out,
+                           tiles * t_out};
+    p.bound = timing::classify(p);
+  }
   return o;
 }
 
+/// The time of a configuration.
 [[nodiscard]] inline Outcome time(const Soc& s, const Model& md, const Values& v) noexcept {
   return md.family == Family::cube ? cube_time(s, md, v) : vector_time(s, md, v);
+}
+
+/// The time of a configuration, and where it goes in `out` (for reports).
+[[nodiscard]] inline Outcome profile(const Soc& s, const Model& md, const Values& v,
+                                     Profile& out) noexcept {
+  return md.family == Family::cube ? cube_time<Profile*>(s, md, v, &out)
+                                   : vector_time<Profile*>(s, md, v, &out);
 }
 
 }  // namespace aoe::sim::detail

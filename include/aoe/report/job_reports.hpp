@@ -1,0 +1,576 @@
+// The HTML report of each job (OPAT: operators ranked by time saved, bounds, pipe utilisation,
+// the search's convergence and the chosen knowledge; SGAT: subgraphs and their strategies;
+// GDAT: the gradient timeline and the all-reduce segments of the default and the tuned split),
+// and the report files a job writes next to its result file (docs/reports.md):
+//   ${name}_${timestamp}_trace.json       Chrome trace of the model before and after tuning
+//   ${name}_${timestamp}_op_summary.csv   msprof-style op_summary, one row per operator execution
+//   ${name}_${timestamp}_report.html      the self-contained HTML report
+// `name` is the tuning name and `timestamp` the result file's, as the tuned model's
+// ${model}_${timestamp}_tune.json. Every figure in them is simulated. Include this header in a
+// tool, not in a library header: it pulls in the simulator, the jobs' reports and Boost.JSON.
+#ifndef AOE_REPORT_JOB_REPORTS_HPP
+#define AOE_REPORT_JOB_REPORTS_HPP
+
+#include "aoe/core/error.hpp"
+#include "aoe/graph/graph.hpp"
+#include "aoe/io/atomic_file.hpp"
+#include "aoe/jobs/gdat_report.hpp"
+#include "aoe/jobs/opat_report.hpp"
+#include "aoe/jobs/sgat/sgat_report.hpp"
+#include "aoe/measure/simulator/soc.hpp"
+#include "aoe/report/html.hpp"
+#include "aoe/report/profile.hpp"
+
+#include <boost/json/serialize.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace aoe::report {
+
+// ---- HTML pages ----------------------------------------------------------------------------
+
+namespace detail {
+
+inline std::string_view bound_colour(const std::optional<sim::detail::Profile>& p) {
+  if (!p) return "#8da0b3";
+  switch (p->bound) {
+    case sim::detail::Bound::compute: return "#0072B2";
+    case sim::detail::Bound::memory: return "#E69F00";
+    case sim::detail::Bound::latency: return "#9aa5b1";
+  }
+  return "#8da0b3";
+}
+
+inline std::string bound_name(const std::optional<sim::detail::Profile>& p) {
+  return p ? sim::detail::bound_names[static_cast<std::size_t>(p->bound)] : "-";
+}
+
+/// "12.3 us" or "4.56 ms".
+inline std::string duration_text(double us) {
+  return us >= 1000 ? html::num(us / 1000, 3) + " ms" : html::num(us, 1) + " us";
+}
+
+inline std::string repo_cards(std::size_t add, std::size_t hit, std::size_t reserved,
+                              std::size_t unsatisfied, std::size_t update, std::size_t failed) {
+  std::string s = "<div class=\"cards\">";
+  s += html::card("repo-add", std::to_string(add), "add (new, written)");
+  s += html::card("repo-hit", std::to_string(hit), "hit (in the bank, used)");
+  s += html::card("repo-reserved", std::to_string(reserved), "reserved (bank entry kept)");
+  s += html::card("repo-unsatisfied", std::to_string(unsatisfied),
+                  "unsatisfied (no better than default)");
+  s += html::card("repo-update", std::to_string(update), "update (re-tuned, better)");
+  s += html::card("repo-failed", std::to_string(failed), "failed", failed > 0 ? "bad" : "");
+  return s + "</div>";
+}
+
+}  // namespace detail
+
+/// The profile's phases on one time axis: per phase the operator stream (coloured by bound) and,
+/// when the simulator modelled the operators, a lane per pipe (each operator's pipe from its
+/// first to its last activity, its opacity the pipe's utilisation there).
+[[nodiscard]] inline std::string timeline_svg(const ModelProfile& m) {
+  using sim::detail::pipe_count;
+  double total = 0;
+  for (const auto& ph : m.phases) total = std::max(total, ph.total_us());
+  if (total <= 0) return "<p class=\"note\">no operators</p>";
+  bool pipes = false;
+  for (const auto& ph : m.phases) {
+    for (const auto& op : ph.ops) pipes = pipes || op.profile.has_value();
+  }
+  const double width = 1120, left = 120, right = 10, lane = 18, gap = 4;
+  const double pw = width - left - right;
+  const int lanes = pipes ? 1 + pipe_count : 1;
+  const double block_h = lanes * (lane + gap) + 22;
+  const double height = 24 + block_h * static_cast<double>(m.phases.size());
+  const auto fx = [&](double us) { return left + us / total * pw; };
+  std::string s = "<svg id=\"timeline-svg\" viewBox=\"0 0 " + html::num(width, 0) + " " +
+                  html::num(height, 0) + "\" width=\"" + html::num(width, 0) + "\" height=\"" +
+                  html::num(height, 0) + "\" role=\"img\">";
+  // Time axis.
+  for (int i = 0; i <= 10; ++i) {
+    const double t = total * i / 10;
+    s += "<line x1=\"" + html::num(fx(t), 1) + "\" x2=\"" + html::num(fx(t), 1) +
+         "\" y1=\"14\" y2=\"" + html::num(height, 0) + "\" stroke=\"#eef1f4\"/>";
+    s += "<text x=\"" + html::num(fx(t), 1) + "\" y=\"10\" font-size=\"10\" text-anchor=\"" +
+         (i == 10 ? "end" : "middle") + "\">" + detail::duration_text(t) + "</text>";
+  }
+  double y = 24;
+  for (const auto& ph : m.phases) {
+    s += "<text x=\"0\" y=\"" + html::num(y + 10, 0) + "\" font-size=\"12\" font-weight=\"600\">" +
+         html::escape(ph.name) + "</text>";
+    s += "<text x=\"" + html::num(left, 0) + "\" y=\"" + html::num(y + 10, 0) +
+         "\" font-size=\"11\" fill=\"#5b6570\">" + detail::duration_text(ph.total_us()) + "</text>";
+    y += 16;
+    const double y_stream = y;
+    s += "<text x=\"4\" y=\"" + html::num(y_stream + 13, 0) +
+         "\" font-size=\"10\" fill=\"#5b6570\">operators</text>";
+    for (int q = 0; pipes && q < pipe_count; ++q) {
+      s += "<text x=\"4\" y=\"" + html::num(y + (q + 1) * (lane + gap) + 13, 0) +
+           "\" font-size=\"10\" fill=\"#5b6570\">" + sim::detail::pipe_names[q] + "</text>";
+    }
+    for (const auto& op : ph.ops) {
+      const double x = fx(op.start_us), w = std::max(0.6, fx(op.start_us + op.duration_us) - x);
+      s += "<rect x=\"" + html::num(x, 2) + "\" y=\"" + html::num(y_stream, 1) + "\" width=\"" +
+           html::num(w, 2) + "\" height=\"" + html::num(lane, 0) + "\" fill=\"" +
+           std::string(detail::bound_colour(op.profile)) +
+           "\" stroke=\"#fff\" stroke-width=\"0.4\"><title>" + html::escape(op.name) + " (" +
+           html::escape(op.type) + "): " + html::num(op.duration_us) + " us, " +
+           detail::bound_name(op.profile) + " bound</title></rect>";
+      if (!op.profile || op.profile->seconds <= 0) continue;
+      const auto& p = *op.profile;
+      const double us = op.duration_us / p.seconds;
+      const double stretch = p.block > 0 ? p.wave / p.block : 1.0;
+      for (int q = 0; q < pipe_count; ++q) {
+        const auto& span = p.pipes[static_cast<std::size_t>(q)];
+        if (span.busy <= 0) continue;
+        const double t0 = op.start_us + (p.launch + span.start * stretch) * us;
+        const double t1 =
+            op.start_us +
+            (p.launch + static_cast<double>(p.waves - 1) * p.wave + span.end * stretch) * us;
+        const double u =
+            span.end > span.start ? span.busy / ((span.end - span.start) * stretch) : 0.0;
+        s += "<rect x=\"" + html::num(fx(t0), 2) + "\" y=\"" +
+             html::num(y_stream + (q + 1) * (lane + gap), 1) + "\" width=\"" +
+             html::num(std::max(0.4, fx(t1) - fx(t0)), 2) + "\" height=\"" + html::num(lane, 0) +
+             "\" fill=\"" + std::string(html::colour(static_cast<std::size_t>(q))) +
+             "\" fill-opacity=\"" + html::num(0.15 + 0.85 * std::clamp(u, 0.0, 1.0), 2) +
+             "\"><title>" + html::escape(op.name) + ": " + sim::detail::pipe_names[q] + " busy " +
+             html::percent(std::clamp(u, 0.0, 1.0)) + " of its span</title></rect>";
+      }
+    }
+    y = y_stream + lanes * (lane + gap) + 10;
+  }
+  return s + "</svg>";
+}
+
+/// The OPAT job's page. `result_file` is the name shown; `profile` from `opat_profile`.
+[[nodiscard]] inline std::string opat_html(const OpatReport& r, const ModelProfile& profile,
+                                           std::string_view result_file) {
+  std::string b;
+  b += "<h1>OPAT report: " + html::escape(r.tuning_name) +
+       " <span class=\"badge\">simulated: " + html::escape(profile.soc) +
+       " timing model</span></h1>";
+  b += "<p class=\"sub\">Operator tuning, " + html::escape(r.timestamp) + ", result file <code>" +
+       html::escape(result_file) + "</code>, " + html::escape(r.status_text()) + "</p>";
+  const double before = r.baseline_ms(), after = r.result_ms();
+  std::size_t evaluations = 0;
+  for (const auto& op : r.operators) evaluations += op.evaluations;
+  b += "<div class=\"cards\">";
+  b += html::card("baseline-ms", html::num(before, 6), "model before tuning (ms)");
+  b += html::card("result-ms", html::num(after, 6), "model after tuning (ms)");
+  b += html::card("improvement", aoe::detail::percent(OpatReport::improvement(before, after)),
+                  "improvement (before / after - 1)", after < before ? "good" : "");
+  b += html::card("saved-ms", html::num(before - after, 6), "time saved (ms)");
+  b += html::card("operators", std::to_string(r.total()), "operators tuned or hit");
+  b += html::card("evaluations", std::to_string(evaluations), "candidates measured");
+  b += html::card("tuning-seconds", html::num(r.tuning_seconds, 1), "tuning time (s)");
+  b += "</div>";
+  b += "<h2>Repository summary</h2>";
+  b += detail::repo_cards(r.count(OpatOutcome::add), r.count(OpatOutcome::hit),
+                          r.count(OpatOutcome::reserved), r.count(OpatOutcome::unsatisfied),
+                          r.count(OpatOutcome::update), r.count(OpatOutcome::failed));
+
+  b += "<h2 id=\"timeline\">Timeline before and after tuning</h2>";
+  b += "<div class=\"legend\"><span><i style=\"background:#0072B2\"></i>compute bound</span>"
+       "<span><i style=\"background:#E69F00\"></i>memory bound</span><span><i "
+       "style=\"background:#9aa5b1\"></i>latency bound</span><span>pipe lanes: opacity = "
+       "busy share of the pipe's span</span></div>";
+  b += timeline_svg(profile);
+  b += "<p class=\"note\">The operators run one after another on one stream; inside each, the "
+       "timing model's pipeline (double-buffered stages overlap, waves of blocks over the "
+       "cores). The same view, zoomable, is the trace file in Perfetto.</p>";
+
+  // Ranked by time saved.
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < profile.phases.at(0).ops.size(); ++i) order.push_back(i);
+  const auto saved = [&](std::size_t i) {
+    return profile.phases[0].ops[i].duration_us - profile.phases[1].ops[i].duration_us;
+  };
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t c) { return saved(a) > saved(c); });
+  std::map<std::string, const OpatOperatorReport*> reports;
+  for (const auto& op : r.operators) reports.emplace(op.op_name, &op);
+  double max_us = 0;
+  for (const auto& op : profile.phases[0].ops) max_us = std::max(max_us, op.duration_us);
+  b += "<h2>Operators ranked by time saved</h2>";
+  b += "<input type=\"search\" placeholder=\"filter operators\" data-filter=\"ops\">";
+  b += "<div class=\"wide\"><table id=\"ops\"><thead><tr><th class=\"n\">#</th><th>Op "
+       "Name</th><th>OP Type</th><th "
+       "class=\"n\">before (us)</th><th class=\"n\">after (us)</th><th class=\"n\">saved "
+       "(us)</th><th>before / after</th><th>bound</th><th>pipe utilisation after</th><th>"
+       "outcome</th><th class=\"n\" title=\"candidates measured\">evals</th></tr></thead><tbody>";
+  for (std::size_t rank = 0; rank < order.size(); ++rank) {
+    const auto& ob = profile.phases[0].ops[order[rank]];
+    const auto& oa = profile.phases[1].ops[order[rank]];
+    const auto* rep = reports.count(ob.name) ? reports[ob.name] : nullptr;
+    std::string outcome;
+    if (rep != nullptr) {
+      for (const auto& k : rep->kinds) {
+        outcome += (outcome.empty() ? "" : ", ") +
+                   (rep->kinds.size() > 1 ? std::string(to_string(k.kind)) + " " : "") +
+                   std::string(to_string(k.outcome));
+      }
+    }
+    std::string util = "-";
+    if (oa.profile) {
+      const auto& p = *oa.profile;
+      const double core = static_cast<double>(p.waves) * p.wave;
+      const auto u = [&](sim::detail::Pipe q) {
+        return core > 0 ? p.pipes[q].busy * static_cast<double>(p.waves) / core : 0.0;
+      };
+      util = html::utilisation_bars({{"Cube", u(sim::detail::cube)},
+                                     {"Vec", u(sim::detail::vector)},
+                                     {"MTE2", u(sim::detail::mte2)},
+                                     {"MTE1", u(sim::detail::mte1)},
+                                     {"MTE3", u(sim::detail::mte3)}});
+    }
+    const std::string bound =
+        detail::bound_name(ob.profile) == detail::bound_name(oa.profile)
+            ? detail::bound_name(oa.profile)
+            : detail::bound_name(ob.profile) + " &rarr; " + detail::bound_name(oa.profile);
+    b += "<tr data-op=\"" + html::escape(ob.name) + "\"><td class=\"n\">" +
+         std::to_string(rank + 1) + "</td><td class=\"name\">" + html::escape(ob.name) +
+         "</td><td class=\"type\">" + html::escape(ob.type) + "</td><td class=\"n\">" +
+         html::num(ob.duration_us) + "</td><td class=\"n\">" + html::num(oa.duration_us) +
+         "</td><td class=\"n\">" + html::num(ob.duration_us - oa.duration_us) + "</td><td>" +
+         html::bar_pair(ob.duration_us, oa.duration_us, max_us, 110) +
+         "</td><td class=\"nowrap\">" + bound + "</td><td>" + util + "</td><td>" +
+         html::escape(outcome) + "</td><td class=\"n\">" +
+         std::to_string(rep ? rep->evaluations : 0) + "</td></tr>";
+  }
+  b += "</tbody></table></div>";
+  bool failed_any = false;
+  for (const auto& op : r.operators) failed_any = failed_any || op.failed();
+  if (failed_any) {
+    b += "<h2>Failed operators</h2><table><thead><tr><th>Op Name</th><th>OP Type</th><th>why"
+         "</th></tr></thead><tbody>";
+    for (const auto& op : r.operators) {
+      if (!op.failed()) continue;
+      b += "<tr><td>" + html::escape(op.op_name) + "</td><td>" + html::escape(op.op_type) +
+           "</td><td>" + html::escape(op.error) + "</td></tr>";
+    }
+    b += "</tbody></table>";
+  }
+
+  // Convergence and knowledge of the operators searched in this job.
+  constexpr std::size_t shown = 24;
+  std::size_t searched = 0;
+  std::string cells;
+  for (const std::size_t i : order) {
+    const auto* rep = reports.count(profile.phases[0].ops[i].name)
+                          ? reports[profile.phases[0].ops[i].name]
+                          : nullptr;
+    if (rep == nullptr || rep->evaluations == 0) continue;
+    if (++searched > shown) continue;
+    std::vector<html::Series> series;
+    for (const auto& k : rep->kinds) {
+      if (k.best_so_far_us.empty()) continue;
+      html::Series s{std::string(to_string(k.kind)) + " best so far", {}, false};
+      for (std::size_t e = 0; e < k.best_so_far_us.size(); ++e) {
+        s.points.emplace_back(static_cast<double>(e + 1), k.best_so_far_us[e]);
+      }
+      series.push_back(std::move(s));
+      series.push_back(
+          {std::string(to_string(k.kind)) + " start",
+           {{1.0, k.before_us}, {static_cast<double>(k.best_so_far_us.size()), k.before_us}},
+           true});
+    }
+    cells += "<div class=\"cell\"><h3>" + html::escape(rep->op_name) + "</h3><div class=\"note\">" +
+             html::escape(rep->op_type) + ": " + html::num(rep->default_us) + " us &rarr; " +
+             html::num(rep->result_us) + " us</div>";
+    double start = 0;
+    for (const auto& k : rep->kinds) start = std::max(start, k.before_us);
+    cells += html::line_chart(series, "evaluation (log scale)", "us", 300, 170, true, 2 * start);
+    cells += "<div class=\"k\" style=\"font-family:ui-monospace,monospace;font-size:11px\">" +
+             html::escape(profile.phases[1].ops[i].knowledge) + "</div></div>";
+  }
+  b += "<h2>Search convergence and chosen knowledge</h2>";
+  if (searched == 0) {
+    b += "<p class=\"note\">No operator was searched in this job (all bank hits).</p>";
+  } else {
+    b += "<p class=\"note\">Best so far per evaluation of each knowledge kind (dashed: where the "
+         "search started, the default or the bank's policy)" +
+         std::string(searched > shown
+                         ? "; the " + std::to_string(shown) + " operators that saved the most of " +
+                               std::to_string(searched) + " searched"
+                         : "") +
+         ".</p><div class=\"grid\">" + cells + "</div>";
+  }
+  b += "<h2>What is simulated</h2><p class=\"note\">Every time on this page is the OpenAOE "
+       "simulator's timing model of " +
+       html::escape(profile.soc) +
+       " (docs/simulator.md), not a measurement: the operator times are the result file's, the "
+       "pipes, bounds, block dims and waves the timing model's breakdown of the configuration "
+       "in use. See docs/reports.md.</p>";
+  return html::page("OPAT report: " + r.tuning_name, b);
+}
+
+/// The SGAT job's page.
+[[nodiscard]] inline std::string sgat_html(const SgatReport& r, const ModelProfile& profile,
+                                           std::string_view result_file) {
+  std::string b;
+  b += "<h1>SGAT report: " + html::escape(r.tuning_name) +
+       " <span class=\"badge\">simulated: " + html::escape(profile.soc) +
+       " timing model</span></h1>";
+  b += "<p class=\"sub\">Subgraph tuning, " + html::escape(r.timestamp) + ", result file <code>" +
+       html::escape(result_file) + "</code>, " + html::escape(r.status_text()) + "</p>";
+  const double before = r.baseline_ms, after = r.result_ms();
+  std::size_t evaluations = 0;
+  for (const auto& s : r.subgraphs) evaluations += s.evaluations;
+  b += "<div class=\"cards\">";
+  b += html::card("baseline-ms", html::num(before, 6), "model before tuning (ms)");
+  b += html::card("result-ms", html::num(after, 6), "model after tuning (ms)");
+  b += html::card("improvement", sgat_percent(SgatReport::improvement(before, after)),
+                  "improvement (before / after - 1)", after < before ? "good" : "");
+  b += html::card("saved-ms", html::num(before - after, 6), "time saved (ms)");
+  b += html::card("subgraphs", std::to_string(r.total()), "subgraphs");
+  b += html::card("evaluations", std::to_string(evaluations), "strategies measured");
+  b += html::card("tuning-seconds", html::num(r.tuning_seconds, 1), "tuning time (s)");
+  b += "</div><h2>Repository summary</h2>";
+  b += detail::repo_cards(r.count(SgatOutcome::add), r.count(SgatOutcome::hit),
+                          r.count(SgatOutcome::reserved), r.count(SgatOutcome::unsatisfied),
+                          r.count(SgatOutcome::update), r.count(SgatOutcome::failed));
+  b += "<h2 id=\"timeline\">Timeline before and after tuning</h2>";
+  b += timeline_svg(profile);
+  std::vector<const SgatSubgraphReport*> order;
+  for (const auto& s : r.subgraphs) order.push_back(&s);
+  std::stable_sort(order.begin(), order.end(), [](const auto* a, const auto* c) {
+    return a->default_ms - a->after_ms > c->default_ms - c->after_ms;
+  });
+  double max_ms = 0;
+  for (const auto* s : order) max_ms = std::max(max_ms, s->default_ms);
+  b += "<h2>Subgraphs and their strategies, ranked by time saved</h2>";
+  b += "<input type=\"search\" placeholder=\"filter subgraphs\" data-filter=\"subgraphs\">";
+  b += "<div class=\"wide\"><table id=\"subgraphs\"><thead><tr><th "
+       "class=\"n\">#</th><th>subgraph</th><th>outcome"
+       "</th><th class=\"n\">untuned (ms)</th><th class=\"n\">before (ms)</th><th class=\"n\">"
+       "after (ms)</th><th class=\"n\">saved (ms)</th><th>untuned / after</th><th>strategy</th>"
+       "<th>repo_key</th><th class=\"n\">evaluations</th></tr></thead><tbody>";
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    const auto& s = *order[i];
+    b += "<tr><td class=\"n\">" + std::to_string(i + 1) + "</td><td>" + html::escape(s.name) +
+         "</td><td>" + std::string(to_string(s.outcome)) + "</td><td class=\"n\">" +
+         html::num(s.default_ms, 6) + "</td><td class=\"n\">" + html::num(s.before_ms, 6) +
+         "</td><td class=\"n\">" + html::num(s.after_ms, 6) + "</td><td class=\"n\">" +
+         html::num(s.default_ms - s.after_ms, 6) + "</td><td>" +
+         html::bar_pair(s.default_ms, s.after_ms, max_ms) + "</td><td class=\"k\">" +
+         html::escape(s.failed() ? s.error : s.strategy) + "</td><td class=\"k\">" +
+         html::escape(s.repo_key) + "</td><td class=\"n\">" + std::to_string(s.evaluations) +
+         "</td></tr>";
+  }
+  b += "</tbody></table></div>";
+  b += "<h2>What is simulated</h2><p class=\"note\">Every time on this page is the OpenAOE "
+       "simulator's timing model of " +
+       html::escape(profile.soc) +
+       " (docs/simulator.md, docs/sgat.md), not a measurement. See docs/reports.md.</p>";
+  return html::page("SGAT report: " + r.tuning_name, b);
+}
+
+namespace detail {
+
+/// One split's step: compute lane (forward, backward), all-reduce lane (segments), the
+/// gradients' ready times as ticks.
+inline void gdat_lanes(const gdat::IterationTimeline& t, std::string_view label, double total,
+                       double y, std::string& s) {
+  const double left = 170, pw = 940;
+  const auto fx = [&](double sec) { return left + sec / total * pw; };
+  s += "<text x=\"0\" y=\"" + html::num(y + 12, 0) + "\" font-size=\"12\" font-weight=\"600\">" +
+       html::escape(label) + "</text>";
+  s += "<text x=\"0\" y=\"" + html::num(y + 26, 0) + "\" font-size=\"10\" fill=\"#5b6570\">" +
+       html::num(t.iteration * 1e3, 3) + " ms</text>";
+  s += "<text x=\"112\" y=\"" + html::num(y + 13, 0) +
+       "\" font-size=\"10\" fill=\"#5b6570\">compute</text>";
+  s += "<rect x=\"" + html::num(fx(0), 1) + "\" y=\"" + html::num(y, 0) + "\" width=\"" +
+       html::num(fx(t.forward) - fx(0), 2) + "\" height=\"18\" fill=\"#56B4E9\"><title>forward " +
+       html::num(t.forward * 1e3, 3) + " ms</title></rect>";
+  s += "<rect x=\"" + html::num(fx(t.forward), 1) + "\" y=\"" + html::num(y, 0) + "\" width=\"" +
+       html::num(fx(t.forward + t.backward) - fx(t.forward), 2) +
+       "\" height=\"18\" fill=\"#0072B2\"><title>backward " + html::num(t.backward * 1e3, 3) +
+       " ms</title></rect>";
+  s += "<text x=\"112\" y=\"" + html::num(y + 35, 0) +
+       "\" font-size=\"10\" fill=\"#5b6570\">all-reduce</text>";
+  for (std::size_t i = 0; i < t.segments.size(); ++i) {
+    const auto& g = t.segments[i];
+    const double x0 = fx(t.forward + g.start), x1 = fx(t.forward + g.end);
+    s += "<rect x=\"" + html::num(x0, 2) + "\" y=\"" + html::num(y + 22, 0) + "\" width=\"" +
+         html::num(std::max(0.8, x1 - x0), 2) + "\" height=\"18\" fill=\"" +
+         std::string(i % 2 == 0 ? "#E69F00" : "#D55E00") + "\"><title>segment " +
+         std::to_string(i) + ": gradients " + std::to_string(g.first) + ".." +
+         std::to_string(g.last) + ", " + html::num(static_cast<double>(g.bytes) / 1048576.0, 1) +
+         " MiB, ready " + html::num((t.forward + g.ready) * 1e3, 3) + " ms, all-reduce " +
+         html::num((t.forward + g.start) * 1e3, 3) + ".." +
+         html::num((t.forward + g.end) * 1e3, 3) + " ms</title></rect>";
+    const double xr = fx(t.forward + g.ready);
+    s += "<line x1=\"" + html::num(xr, 2) + "\" x2=\"" + html::num(xr, 2) + "\" y1=\"" +
+         html::num(y + 20, 0) + "\" y2=\"" + html::num(y + 42, 0) +
+         "\" stroke=\"#000\" stroke-width=\"1\"/>";
+  }
+}
+
+inline std::string split_row(std::string_view name, const GdatSplit& s, const GdatReport& r) {
+  std::string idx, size;
+  for (std::size_t i = 0; i < s.split.ends.size(); ++i) {
+    idx += (i == 0 ? "" : ", ") + std::to_string(s.split.ends[i]);
+  }
+  for (std::size_t i = 0; i < s.by_size.size(); ++i) {
+    size += (i == 0 ? "" : ", ") + html::num(s.by_size[i], 2);
+  }
+  return "<tr><td>" + html::escape(name) + "</td><td class=\"n\">" +
+         std::to_string(s.split.segments()) + "</td><td class=\"k\">[" + idx +
+         "]</td><td class=\"k\">[" + size + "]</td><td class=\"n\">" +
+         html::num(s.seconds * 1e3, 6) + "</td><td class=\"n\">" + html::percent(r.gap(s.seconds)) +
+         "</td></tr>";
+}
+
+}  // namespace detail
+
+/// The GDAT job's page.
+[[nodiscard]] inline std::string gdat_html(const GdatReport& r, std::string_view result_file) {
+  std::string b;
+  b += "<h1>GDAT report: " + html::escape(r.tuning_name) +
+       " <span class=\"badge\">simulated: iteration model</span></h1>";
+  b += "<p class=\"sub\">Gradient split tuning on " + std::to_string(r.cluster.devices) +
+       " devices, " + html::escape(r.timestamp) + ", result file <code>" +
+       html::escape(result_file) + "</code>, " + html::escape(r.status_text()) + "</p>";
+  const double before = r.baseline.seconds * 1e3;
+  const double after = r.result ? r.result->seconds * 1e3 : before;
+  b += "<div class=\"cards\">";
+  b += html::card("baseline-ms", html::num(before, 6), "iteration, default split (ms)");
+  b += html::card("result-ms", html::num(after, 6), "iteration, tuned split (ms)");
+  b += html::card("improvement", aoe::detail::percent(GdatReport::improvement(before, after)),
+                  "improvement (before / after - 1)", after < before ? "good" : "");
+  b += html::card("optimum-ms", html::num(r.optimum.seconds * 1e3, 6),
+                  "dynamic programme's optimum (ms)");
+  b += html::card("gap", html::percent(r.gap(r.result ? r.result->seconds : r.baseline.seconds)),
+                  "gap to the optimum");
+  b += html::card("evaluations", std::to_string(r.evaluations), "splits evaluated");
+  b += html::card("source", r.strategy_source.empty() ? "-" : r.strategy_source, "result from");
+  b += "</div><h2>Repository summary</h2>";
+  const auto n = [&](GdatOutcome o) { return r.count(o); };
+  b += detail::repo_cards(n(GdatOutcome::add), n(GdatOutcome::hit), n(GdatOutcome::reserved),
+                          n(GdatOutcome::unsatisfied), n(GdatOutcome::update), 0);
+  b += "<h2 id=\"timeline\">Gradient timeline and all-reduce segments</h2>";
+  b += "<div class=\"legend\"><span><i style=\"background:#56B4E9\"></i>forward</span><span><i "
+       "style=\"background:#0072B2\"></i>backward</span><span><i "
+       "style=\"background:#E69F00\"></i>all-reduce segment</span><span>| a segment's last "
+       "gradient ready</span></div>";
+  const double total = std::max(r.baseline_timeline.iteration, r.timeline.iteration);
+  std::string svg =
+      "<svg id=\"timeline-svg\" viewBox=\"0 0 1120 130\" width=\"1120\" "
+      "height=\"130\" role=\"img\">";
+  if (total > 0) {
+    detail::gdat_lanes(r.baseline_timeline, "default split", total, 8, svg);
+    detail::gdat_lanes(r.timeline, "tuned split", total, 70, svg);
+  }
+  b += svg + "</svg>";
+  b += "<p class=\"note\">Exposed communication (all-reduce after backward ends): default " +
+       html::num(r.baseline_timeline.exposed_communication() * 1e3, 3) + " ms, tuned " +
+       html::num(r.timeline.exposed_communication() * 1e3, 3) + " ms. " +
+       std::to_string(r.gradients) + " gradients, " +
+       html::num(static_cast<double>(r.gradient_bytes) / 1048576.0, 1) + " MiB.</p>";
+  b += "<h2>Splits</h2><table id=\"splits\"><thead><tr><th>split</th><th class=\"n\">segments"
+       "</th><th>by_idx</th><th>by_size (%)</th><th class=\"n\">iteration (ms)</th><th "
+       "class=\"n\">gap to optimum</th></tr></thead><tbody>";
+  b += detail::split_row("default (AOE)", r.baseline, r);
+  if (r.result) b += detail::split_row("in use after the job", *r.result, r);
+  if (r.search_best)
+    b += detail::split_row("search's best (" + r.search_policy + ")", *r.search_best, r);
+  b += detail::split_row("optimum (dynamic programme)", r.optimum, r);
+  b += "</tbody></table>";
+  b += "<h2>What is simulated</h2><p class=\"note\">The step is the iteration model of "
+       "docs/gdat.md (forward, backward, ring all-reduce on the cluster's links), not a "
+       "measurement. See docs/reports.md.</p>";
+  return html::page("GDAT report: " + r.tuning_name, b);
+}
+
+// ---- Files ---------------------------------------------------------------------------------
+
+/// The three files' paths.
+struct ReportFiles {
+  std::filesystem::path trace;
+  std::filesystem::path op_summary;  ///< empty for GDAT (no operators)
+  std::filesystem::path html;
+};
+
+[[nodiscard]] inline ReportFiles report_file_names(const std::filesystem::path& dir,
+                                                   const std::string& name,
+                                                   const std::string& timestamp) {
+  const std::string stem = name + "_" + timestamp;
+  return {dir / (stem + "_trace.json"), dir / (stem + "_op_summary.csv"),
+          dir / (stem + "_report.html")};
+}
+
+/// Writes one report file atomically (readers see the old file or the new one). Reports are
+/// outputs a job can rebuild: not fsynced.
+[[nodiscard]] inline Result<void> write_report_file(const std::filesystem::path& file,
+                                                    const std::string& text) {
+  return write_file_atomically(file, text, false);
+}
+
+/// OPAT's three files, next to `result_file`.
+[[nodiscard]] inline Result<ReportFiles> write_opat_reports(
+    const Graph& graph, const OpatReport& r, const sim::Soc& soc,
+    const std::filesystem::path& result_file) {
+  const auto files = report_file_names(result_file.parent_path(), r.tuning_name, r.timestamp);
+  const ModelProfile profile = opat_profile(graph, r, soc);
+  if (auto ok = write_report_file(files.trace,
+                                  boost::json::serialize(trace_json(profile, "OPAT")) + "\n");
+      !ok) {
+    return ok.error();
+  }
+  if (auto ok = write_report_file(files.op_summary, op_summary_csv(profile, soc.split)); !ok) {
+    return ok.error();
+  }
+  if (auto ok =
+          write_report_file(files.html, opat_html(r, profile, result_file.filename().string()));
+      !ok) {
+    return ok.error();
+  }
+  return files;
+}
+
+/// SGAT's three files (the subgraphs as the stream's executions).
+[[nodiscard]] inline Result<ReportFiles> write_sgat_reports(
+    const SgatReport& r, const sim::Soc& soc, const std::filesystem::path& result_file) {
+  const auto files = report_file_names(result_file.parent_path(), r.tuning_name, r.timestamp);
+  const ModelProfile profile = sgat_profile(r, soc.name);
+  if (auto ok = write_report_file(files.trace,
+                                  boost::json::serialize(trace_json(profile, "SGAT")) + "\n");
+      !ok) {
+    return ok.error();
+  }
+  if (auto ok = write_report_file(files.op_summary, op_summary_csv(profile, soc.split)); !ok) {
+    return ok.error();
+  }
+  if (auto ok =
+          write_report_file(files.html, sgat_html(r, profile, result_file.filename().string()));
+      !ok) {
+    return ok.error();
+  }
+  return files;
+}
+
+/// GDAT's trace and HTML (a step has no operators: no op_summary).
+[[nodiscard]] inline Result<ReportFiles> write_gdat_reports(
+    const GdatReport& r, const std::filesystem::path& result_file) {
+  auto files = report_file_names(result_file.parent_path(), r.tuning_name, r.timestamp);
+  files.op_summary.clear();
+  if (auto ok = write_report_file(files.trace, boost::json::serialize(gdat_trace_json(r)) + "\n");
+      !ok) {
+    return ok.error();
+  }
+  if (auto ok = write_report_file(files.html, gdat_html(r, result_file.filename().string())); !ok) {
+    return ok.error();
+  }
+  return files;
+}
+
+}  // namespace aoe::report
+
+#endif  // AOE_REPORT_JOB_REPORTS_HPP

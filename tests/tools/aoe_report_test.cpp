@@ -1,0 +1,381 @@
+// `aoe --report` (docs/reports.md), in-process on the bundled ResNet-50: each job writes its
+// trace, op_summary CSV and HTML next to the result file; the trace is Chrome trace JSON whose
+// operators sum to the result file's model times and whose pipes sit inside their operators;
+// the CSV has one row per operator execution with the result file's times; headless Chromium
+// renders the page without a script error, keeps a screenshot under build/, and the page shows
+// the result file's figures. --report=off writes none of them.
+#include "run_aoe.hpp"
+#include "support/skip.hpp"
+#include "support/temp_dir.hpp"
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+struct Job {
+  aoe::test::AoeRun run;
+  fs::path work;
+  fs::path result;
+  boost::json::object body;  ///< the result file's "OPAT" / "SGAT" / "GDAT" object
+  fs::path trace, csv, html;
+};
+
+fs::path find(const fs::path& dir, std::string_view prefix, std::string_view suffix) {
+  fs::path found;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    const auto n = e.path().filename().string();
+    if (n.starts_with(prefix) && n.ends_with(suffix)) found = e.path();
+  }
+  return found;
+}
+
+Job run_job(const aoe::test::TempDir& dir, int job_type, std::vector<std::string> extra = {}) {
+  fs::create_directories(dir.path() / "bank");
+  Job j;
+  j.work = dir.path() / "work";
+  const std::map<std::string, std::string> env{{"TUNE_BANK_PATH", (dir.path() / "bank").string()},
+                                               {"ASCEND_WORK_PATH", j.work.string()},
+                                               {"TUNING_PARALLEL_NUM", "2"}};
+  std::vector<std::string> args{
+      "--model=" + std::string(AOE_TESTS_SOURCE_DIR) + "/../examples/models/resnet50.json",
+      "--job_type=" + std::to_string(job_type), "--budget=16", "--progress_bar=off"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  j.run = aoe::test::run_aoe(args, env);
+  const char* job = job_type == 1 ? "sgat" : job_type == 2 ? "opat" : "gdat";
+  j.result = find(j.work, std::string("aoe_result_") + job + "_", ".json");
+  if (!j.result.empty()) {
+    const auto root = boost::json::parse(read(j.result)).as_object();
+    std::string upper = job;
+    for (auto& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    j.body = root.begin()->value().as_array()[1].as_object().at(upper).as_object();
+  }
+  j.trace = find(j.work, "resnet50_", "_trace.json");
+  j.csv = find(j.work, "resnet50_", "_op_summary.csv");
+  j.html = find(j.work, "resnet50_", "_report.html");
+  return j;
+}
+
+double ms(const boost::json::object& o, std::string_view key) { return o.at(key).as_double(); }
+
+/// Checks the Chrome trace and returns, per pid, the sum of its operator events' durations (us).
+std::map<std::int64_t, double> check_trace(const fs::path& file, std::string_view operator_cat) {
+  const auto doc = boost::json::parse(read(file)).as_object();
+  const auto& events = doc.at("traceEvents").as_array();
+  REQUIRE(!events.empty());
+  std::map<std::int64_t, double> sums;
+  struct Span {
+    double ts, end;
+  };
+  std::map<std::string, Span> ops;  // pid/name -> span
+  std::size_t pipes_checked = 0;
+  for (const auto& v : events) {
+    const auto& e = v.as_object();
+    for (const char* k : {"ph", "ts", "dur", "pid", "tid"}) {
+      INFO(boost::json::serialize(e));
+      REQUIRE(e.contains(k));
+    }
+    const auto ph = e.at("ph").as_string();
+    CHECK((ph == "X" || ph == "M"));
+    if (ph != "X") continue;
+    CHECK(e.at("dur").as_double() >= 0);
+    const auto pid = e.at("pid").as_int64();
+    const auto cat = e.at("cat").as_string();
+    const double ts = e.at("ts").as_double(), dur = e.at("dur").as_double();
+    if (cat == operator_cat) {
+      sums[pid] += dur;
+      ops[std::to_string(pid) + "/" + std::string(e.at("name").as_string())] = {ts, ts + dur};
+    }
+  }
+  // The operators of a phase back to back on the stream from 0, as the job times them.
+  std::map<std::int64_t, std::vector<Span>> stream;
+  for (const auto& v : events) {
+    const auto& e = v.as_object();
+    if (e.at("ph").as_string() != "X" || e.at("cat").as_string() != operator_cat) continue;
+    const double ts = e.at("ts").as_double();
+    stream[e.at("pid").as_int64()].push_back({ts, ts + e.at("dur").as_double()});
+  }
+  for (auto& [pid, spans] : stream) {
+    std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) { return a.ts < b.ts; });
+    double end = 0;
+    for (const auto& sp : spans) {
+      CHECK(sp.ts == doctest::Approx(end).epsilon(1e-9));
+      end = sp.end;
+    }
+  }
+  // Every pipe event inside its operator.
+  for (const auto& v : events) {
+    const auto& e = v.as_object();
+    if (e.at("ph").as_string() != "X" || e.at("cat").as_string() != "pipe") continue;
+    const auto key = std::to_string(e.at("pid").as_int64()) + "/" +
+                     std::string(e.at("args").as_object().at("operator").as_string());
+    REQUIRE(ops.count(key) == 1);
+    const auto& op = ops[key];
+    const double ts = e.at("ts").as_double(), end = ts + e.at("dur").as_double();
+    INFO(key);
+    CHECK(ts >= op.ts - 1e-6 * (1 + op.end));
+    CHECK(end <= op.end + 1e-6 * (1 + op.end));
+    ++pipes_checked;
+  }
+  if (operator_cat == "operator" && ops.size() > 0 &&
+      doc.at("otherData").as_object().at("job").as_string() == "OPAT") {
+    CHECK(pipes_checked > 0);
+  }
+  return sums;
+}
+
+/// RFC 4180 lines of a CSV text.
+std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> row;
+  std::string field;
+  bool quoted = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
+        field += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        field += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      row.push_back(field);
+      field.clear();
+    } else if (c == '\n') {
+      row.push_back(field);
+      field.clear();
+      rows.push_back(row);
+      row.clear();
+    } else {
+      field += c;
+    }
+  }
+  return rows;
+}
+
+/// The text of the element with this id in a DOM dump.
+std::string element_text(const std::string& dom, const std::string& id) {
+  const auto at = dom.find("id=\"" + id + "\"");
+  if (at == std::string::npos) return {};
+  const auto open = dom.find('>', at);
+  const auto close = dom.find('<', open);
+  return dom.substr(open + 1, close - open - 1);
+}
+
+/// Debian's `chromium`, if installed.
+std::string chromium() {
+  for (const char* c : {"/usr/bin/chromium", "/usr/bin/chromium-browser"}) {
+    if (fs::exists(c)) return c;
+  }
+  return {};
+}
+bool chromium_available() { return !chromium().empty(); }
+
+/// Headless Chromium on `html`: the DOM after the scripts ran, and a screenshot into `png`;
+/// fails the test on a console message (a script error).
+std::string chromium_dom(const fs::path& html, const fs::path& png) {
+  const std::string browser = chromium();
+  const fs::path dom = png.parent_path() / (png.stem().string() + ".dom.html");
+  const fs::path log = png.parent_path() / (png.stem().string() + ".log");
+  const std::string flags =
+      " --headless --disable-gpu --no-sandbox --hide-scrollbars --no-first-run "
+      "--disable-extensions --enable-logging=stderr --v=0 --user-data-dir='" +
+      (png.parent_path() / (png.stem().string() + ".profile")).string() + "' ";
+  const std::string url = "file://" + fs::absolute(html).string();
+  const std::string dump = browser + flags + "--dump-dom '" + url + "' > '" + dom.string() +
+                           "' 2> '" + log.string() + "'";
+  REQUIRE(std::system(dump.c_str()) == 0);
+  const std::string shot = browser + flags + "--window-size=1240,1800 --screenshot='" +
+                           png.string() + "' '" + url + "' >> '" + log.string() + "' 2>&1";
+  REQUIRE(std::system(shot.c_str()) == 0);
+  const std::string console = read(log);
+  INFO(console);
+  CHECK(console.find("Uncaught") == std::string::npos);
+  CHECK(console.find("CONSOLE") == std::string::npos);  // nothing logged by the page
+  CHECK(fs::file_size(png) > 10000);
+  return read(dom);
+}
+
+/// Where screenshots are kept (a CI artefact): the test's working directory, under build/.
+fs::path screenshot(std::string_view name) { return fs::current_path() / std::string(name); }
+
+}  // namespace
+
+TEST_CASE("aoe --report: OPAT's trace, op_summary and HTML match the result file") {
+  aoe::test::TempDir dir("report_opat");
+  const Job j = run_job(dir, 2);
+  INFO(j.run.err);
+  REQUIRE(j.run.code == 0);
+  REQUIRE(!j.result.empty());
+  REQUIRE(!j.trace.empty());
+  REQUIRE(!j.csv.empty());
+  REQUIRE(!j.html.empty());
+  // Named after the result file's timestamp, as the tuned model.
+  const auto ts = j.result.filename().string().substr(std::string("aoe_result_opat_").size(), 18);
+  CHECK(j.html.filename().string() == "resnet50_" + ts + "_report.html");
+  CHECK(j.trace.filename().string() == "resnet50_" + ts + "_trace.json");
+  CHECK(j.csv.filename().string() == "resnet50_" + ts + "_op_summary.csv");
+  const double before = ms(j.body, "model_baseline_performance(ms)");
+  const double after = ms(j.body, "model_result_performance(ms)");
+
+  const auto sums = check_trace(j.trace, "operator");
+  REQUIRE(sums.size() == 2);
+  CHECK(sums.at(1) / 1e3 == doctest::Approx(before).epsilon(1e-7));
+  CHECK(sums.at(2) / 1e3 == doctest::Approx(after).epsilon(1e-7));
+
+  const auto rows = parse_csv(read(j.csv));
+  REQUIRE(rows.size() > 2);
+  const auto& header = rows[0];
+  const auto col = [&](std::string_view name) {
+    const auto it = std::find(header.begin(), header.end(), name);
+    REQUIRE(it != header.end());
+    return static_cast<std::size_t>(it - header.begin());
+  };
+  const std::size_t phase = col("Phase"), dur = col("Task Duration(us)"), name = col("Op Name");
+  const std::size_t total =
+      static_cast<std::size_t>(j.body.at("repo_summary").as_object().at("total_num").as_int64());
+  CHECK(rows.size() - 1 == 2 * total);  // one row per operator execution, before and after
+  std::map<std::string, double> sum;
+  std::map<std::string, double> before_us;
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    REQUIRE(rows[i].size() == header.size());
+    sum[rows[i][phase]] += std::stod(rows[i][dur]);
+    if (rows[i][phase] == "before tuning") before_us[rows[i][name]] = std::stod(rows[i][dur]);
+  }
+  CHECK(sum["before tuning"] / 1e3 == doctest::Approx(before).epsilon(1e-5));
+  CHECK(sum["after tuning"] / 1e3 == doctest::Approx(after).epsilon(1e-5));
+  // A modified operator's row has its performance_before_tune (the default) as duration.
+  std::size_t matched = 0;
+  for (const auto& v : j.body.at("repo_modified_operators").as_array()) {
+    const auto& o = v.as_object();
+    const auto& p = o.at("tune_performance").as_object().at("Schedule").as_object();
+    if (p.at("update_mode").as_string() != "add") continue;
+    const std::string op(o.at("op_name").as_string());
+    REQUIRE(before_us.count(op) == 1);
+    CHECK(before_us[op] ==
+          doctest::Approx(p.at("performance_before_tune(us)").as_double()).epsilon(1e-5));
+    ++matched;
+  }
+  CHECK(matched > 0);
+
+  const std::string page = read(j.html);
+  for (const char* remote : {"http://", "https://", "<link", " src=", "@import", "url("}) {
+    INFO(remote);
+    CHECK(page.find(remote) == std::string::npos);  // self-contained: nothing to fetch
+  }
+}
+
+TEST_CASE("aoe --report: SGAT's subgraphs and GDAT's splits, and --report=off") {
+  {
+    aoe::test::TempDir dir("report_sgat");
+    const Job j = run_job(dir, 1);
+    INFO(j.run.err);
+    REQUIRE(j.run.code == 0);
+    REQUIRE(!j.trace.empty());
+    REQUIRE(!j.html.empty());
+    const auto sums = check_trace(j.trace, "operator");
+    REQUIRE(sums.size() == 2);
+    CHECK(sums.at(1) / 1e3 ==
+          doctest::Approx(ms(j.body, "model_baseline_performance(ms)")).epsilon(1e-6));
+    CHECK(sums.at(2) / 1e3 ==
+          doctest::Approx(ms(j.body, "model_result_performance(ms)")).epsilon(1e-6));
+  }
+  {
+    aoe::test::TempDir dir("report_gdat");
+    const Job j = run_job(dir, 4);
+    INFO(j.run.err);
+    REQUIRE(j.run.code == 0);
+    REQUIRE(!j.trace.empty());
+    REQUIRE(!j.html.empty());
+    CHECK(j.csv.empty());  // a training step has no operator list
+    const auto doc = boost::json::parse(read(j.trace)).as_object();
+    std::map<std::int64_t, double> iteration;
+    std::size_t segments = 0;
+    for (const auto& v : doc.at("traceEvents").as_array()) {
+      const auto& e = v.as_object();
+      for (const char* k : {"ph", "ts", "dur", "pid", "tid"}) REQUIRE(e.contains(k));
+      if (e.at("ph").as_string() != "X") continue;
+      if (e.at("cat").as_string() == "iteration") {
+        iteration[e.at("pid").as_int64()] = e.at("dur").as_double();
+      }
+      if (e.at("cat").as_string() == "allreduce" && e.at("pid").as_int64() == 2) ++segments;
+    }
+    CHECK(iteration.at(1) / 1e3 ==
+          doctest::Approx(ms(j.body, "model_baseline_performance(ms)")).epsilon(1e-6));
+    CHECK(iteration.at(2) / 1e3 ==
+          doctest::Approx(ms(j.body, "model_result_performance(ms)")).epsilon(1e-6));
+    CHECK(static_cast<std::int64_t>(segments) ==
+          j.body.at("split_strategy").as_object().at("segments").as_int64());
+  }
+  {
+    aoe::test::TempDir dir("report_off");
+    const Job j = run_job(dir, 2, {"--report=off"});
+    REQUIRE(j.run.code == 0);
+    CHECK(!j.result.empty());
+    CHECK(j.trace.empty());
+    CHECK(j.csv.empty());
+    CHECK(j.html.empty());
+    const Job bad = run_job(dir, 2, {"--report=maybe"});
+    CHECK(bad.run.code == 2);
+    CHECK(bad.run.err.find("--report") != std::string::npos);
+  }
+}
+
+TEST_CASE(
+    "aoe --report: headless Chromium renders each job's page with the result file's figures") {
+  if (!chromium_available()) {
+    aoe::test::skip("chromium is not installed (apt-get install chromium): the pages not opened");
+    return;
+  }
+  for (const int job_type : {2, 1, 4}) {
+    aoe::test::TempDir dir("report_chromium");
+    const Job j = run_job(dir, job_type);
+    INFO(j.run.err);
+    REQUIRE(j.run.code == 0);
+    REQUIRE(!j.html.empty());
+    const char* name = job_type == 2 ? "opat" : job_type == 1 ? "sgat" : "gdat";
+    const std::string dom = chromium_dom(j.html, screenshot(std::string(name) + "_report.png"));
+    INFO(name);
+    CHECK(dom.find("data-report-ready=\"yes\"") != std::string::npos);  // the script ran
+    CHECK(std::stod(element_text(dom, "baseline-ms")) ==
+          doctest::Approx(ms(j.body, "model_baseline_performance(ms)")).epsilon(1e-6));
+    CHECK(std::stod(element_text(dom, "result-ms")) ==
+          doctest::Approx(ms(j.body, "model_result_performance(ms)")).epsilon(1e-6));
+    CHECK(element_text(dom, "improvement") ==
+          std::string(j.body.at("model_performance_improvement").as_string()));
+    const auto& summary = j.body.at("repo_summary").as_object();
+    for (const char* k : {"add", "hit", "reserved", "unsatisfied", "update"}) {
+      INFO(k);
+      CHECK(element_text(dom, std::string("repo-") + k) ==
+            std::to_string(summary.at(std::string("repo_") + k + "_num").as_int64()));
+    }
+    CHECK(dom.find("id=\"timeline-svg\"") != std::string::npos);
+  }
+}
