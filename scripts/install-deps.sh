@@ -39,6 +39,9 @@ AOE_DEBIAN_PACKAGES=(
   clblast-utils
   git
   ca-certificates
+  # Fuzzing (fuzz/build.sh, docs/reliability.md#fuzzing): clang 16 with libFuzzer, ASan, UBSan.
+  clang-16
+  libfuzzer-16-dev
 )
 
 missing_packages() {

@@ -21,6 +21,9 @@
 
 #include "aoe/config/environment.hpp"
 #include "aoe/core/error.hpp"
+#include "aoe/detail/parse_json.hpp"
+#include "aoe/detail/read_input.hpp"
+#include "aoe/detail/write_json.hpp"
 #include "aoe/repo/bank_key.hpp"
 #include "aoe/repo/detail/bank_file.hpp"
 #include "aoe/repo/record.hpp"
@@ -307,22 +310,21 @@ class KnowledgeBank {
     detail::BankEntries out;
     std::error_code ec;
     if (!std::filesystem::exists(file, ec)) return out;
-    std::ifstream in(file, std::ios::binary);
-    if (!in) {
-      return make_error(Errc::io_error, "knowledge bank: cannot read " + file.string());
-    }
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    const std::string text = ss.str();
+    auto text = aoe::detail::read_input_file(file, "a knowledge bank file, docs/cli.md");
+    if (!text) return ErrorInfo(text.error().code, "knowledge bank: " + text.error().message);
     const auto corrupt = [&](const std::string& where, const std::string& what) {
       return make_error(Errc::parse_error,
                         "knowledge bank: " + file.string() + ": " + where + ": " + what +
                             "; the file is corrupt and was left as it is (repair it or move it "
                             "away to start a new bank)");
     };
-    boost::system::error_code jec;
-    const boost::json::value root = boost::json::parse(text, jec);
-    if (jec) return corrupt("/", "expected well-formed JSON (" + jec.message() + ")");
+    auto parsed = aoe::detail::parse_json(*text, file.string());
+    if (!parsed) {
+      return make_error(Errc::parse_error, "knowledge bank: " + parsed.error().message +
+                                               "; the file is corrupt and was left as it is "
+                                               "(repair it or move it away to start a new bank)");
+    }
+    const boost::json::value& root = *parsed;
     const auto* obj = root.if_object();
     if (obj == nullptr) return corrupt("/", "expected a JSON object");
     const auto* version = obj->if_contains("schema_version");
@@ -406,7 +408,9 @@ class KnowledgeBank {
       e["provenance"] = std::move(p);
       out[k] = std::move(e);
     }
-    return write_atomically(file, boost::json::serialize(root), options_.durable);
+    auto text = aoe::detail::serialize_json(root, file.string());
+    if (!text) return text.error();
+    return write_atomically(file, *text, options_.durable);
   }
 
  public:

@@ -5,6 +5,7 @@
 #define AOE_JOBS_DETAIL_RESULT_FILE_HPP
 
 #include "aoe/core/error.hpp"
+#include "aoe/detail/write_json.hpp"
 #include "aoe/repo/knowledge_bank.hpp"
 
 #include <boost/json/array.hpp>
@@ -62,7 +63,9 @@ template <class Outcome, class Report>
 [[nodiscard]] inline Result<void> write_result_file(const boost::json::object& report,
                                                     const std::filesystem::path& file,
                                                     bool durable) {
-  return KnowledgeBank::write_atomically(file, boost::json::serialize(report) + "\n", durable);
+  auto text = serialize_json(report, file.string());
+  if (!text) return text.error();
+  return KnowledgeBank::write_atomically(file, *text + "\n", durable);
 }
 
 }  // namespace aoe::detail

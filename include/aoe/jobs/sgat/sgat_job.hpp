@@ -10,6 +10,7 @@
 #include "aoe/core/random.hpp"
 #include "aoe/core/stop_conditions.hpp"
 #include "aoe/core/tuner.hpp"
+#include "aoe/detail/write_json.hpp"
 #include "aoe/graph/graph.hpp"
 #include "aoe/jobs/opat_report.hpp"
 #include "aoe/jobs/parallel_measure.hpp"
@@ -450,10 +451,9 @@ inline void sgat_annotate(boost::json::array& nodes, const SubgraphSpace& sp,
       return make_error(Errc::io_error, "cannot create " + file.parent_path().string() + ": " +
                                             ec.message() + " (the tuned model's directory)");
     }
-    if (auto ok = KnowledgeBank::write_atomically(file, boost::json::serialize(model), false);
-        !ok) {
-      return ok.error();
-    }
+    auto text = aoe::detail::serialize_json(model, file.string());
+    if (!text) return text.error();
+    if (auto ok = KnowledgeBank::write_atomically(file, *text, false); !ok) return ok.error();
   }
   if (job.report.interrupted) {
     if (partial != nullptr) *partial = job;
