@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 namespace aoe::detail {
@@ -132,14 +133,11 @@ namespace aoe::detail {
         }
       }
     } else {
-      std::vector<Key> sorted(keys.begin() + static_cast<std::ptrdiff_t>(begin), keys.end());
-      std::sort(sorted.begin(), sorted.end(), [](const Key& a, const Key& b) {
-        return a.raw != b.raw ? a.raw < b.raw : a.at < b.at;
-      });
-      for (std::size_t i = 1; i < sorted.size(); ++i) {
-        if (sorted[i].raw == sorted[i - 1].raw) {
-          keys.push_back(sorted[i]);  // reported below
-          found = keys.size() - 1;
+      std::unordered_set<std::string_view> seen;
+      seen.reserve(n);
+      for (std::size_t i = begin; i < keys.size(); ++i) {
+        if (!seen.insert(keys[i].raw).second) {
+          found = i;
           break;
         }
       }
