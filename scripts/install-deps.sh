@@ -41,6 +41,9 @@ AOE_DEBIAN_PACKAGES=(
   ca-certificates
   # Headless Chromium: tests/tools/aoe_report_test opens the HTML reports (skipped without it).
   chromium
+  # Fuzzing (fuzz/build.sh, docs/reliability.md#fuzzing): clang 16 with libFuzzer, ASan, UBSan.
+  clang-16
+  libfuzzer-16-dev
 )
 
 missing_packages() {

@@ -1,7 +1,9 @@
 #include <aoe/config/environment.hpp>
 
 #include <doctest/doctest.h>
+#include <unistd.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -88,4 +90,29 @@ TEST_CASE("environment: ASCEND_WORK_PATH naming a file is rejected") {
   std::filesystem::remove(file);
   REQUIRE_FALSE(env.has_value());
   CHECK(env.error().message.find("ASCEND_WORK_PATH") != std::string::npos);
+}
+
+TEST_CASE("environment: AOE_MAX_INPUT_BYTES, and the working directory resolved once") {
+  auto env = aoe::read_environment(fake({{"AOE_MAX_INPUT_BYTES", "4096"}}));
+  REQUIRE(env.has_value());
+  CHECK(env->max_input_bytes == std::uint64_t{4096});
+  CHECK(env->work_path() == std::filesystem::current_path());
+  for (const std::string bad : {"0", "-1", "1e9", "1125899906842625", "x"}) {
+    CAPTURE(bad);
+    const auto r = aoe::read_environment(fake({{"AOE_MAX_INPUT_BYTES", bad}}));
+    REQUIRE_FALSE(r.has_value());
+    CHECK(r.error().message.find("AOE_MAX_INPUT_BYTES='" + bad + "'") != std::string::npos);
+  }
+  // A deleted working directory is an error, not an exception (std::filesystem::current_path
+  // throws).
+  const auto before = std::filesystem::current_path();
+  const auto gone =
+      std::filesystem::temp_directory_path() / ("aoe_env_cwd_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(gone);
+  REQUIRE(::chdir(gone.c_str()) == 0);
+  std::filesystem::remove(gone);
+  const auto r = aoe::read_environment(fake({}));
+  REQUIRE(::chdir(before.c_str()) == 0);
+  REQUIRE_FALSE(r.has_value());
+  CHECK(r.error().message.find("the working directory cannot be resolved") != std::string::npos);
 }

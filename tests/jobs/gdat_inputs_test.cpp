@@ -213,3 +213,22 @@ TEST_CASE("gdat backward derivation: BERT-base and bad graphs") {
   REQUIRE_FALSE(none.has_value());
   CHECK(has(none.error().message, "no trainable parameters"));
 }
+
+TEST_CASE("gdat inputs: numbers are bounded so that no time or size overflows") {
+  CHECK(has(
+      profile_error(R"J({"name": "m", "gradients": [{"backward_time_us": 1e300, "bytes": 8}]})J"),
+      "p.json: /gradients/0/backward_time_us: expected a non-negative number of "
+      "microseconds up to 1e15"));
+  CHECK(has(
+      profile_error(R"J({"name": "m", "gradients": [{"backward_time_us": 1e999, "bytes": 8}]})J"),
+      "p.json: /gradients/0/backward_time_us: a number out of range"));
+  CHECK(has(profile_error(R"J({"name": "m", "gradients": [{"backward_time_us": 1,
+                                "bytes": 4611686018427387904}]})J"),
+            "expected at most 2^40 bytes (1 TiB) per gradient"));
+  CHECK(has(profile_error(R"J({"name": "m", "name": "n", "gradients": []})J"),
+            R"(duplicate key "name")"));
+  CHECK(has(cluster_error(R"J({"devices": 8, "intra_server": {"latency(us)": 1e300}})J"),
+            "up to 1e15"));
+  CHECK(has(cluster_error(R"J({"devices": 8, "intra_server": {"bandwidth(GB/s)": 1e-300}})J"),
+            "expected a positive bandwidth from 1e-9 to 1e9 GB/s"));
+}

@@ -637,3 +637,56 @@ TEST_CASE("onnx: the ONNX tests need the aoe::onnx component") {
 }
 
 #endif
+
+TEST_CASE("onnx: a node reading its own output, or a later node's, is refused before indexing") {
+  OnnxModel self;
+  self.input("x", {1, 8});
+  self.node("Add", {"x", "y"}, {"y"}, "loop");
+  self.output("y");
+  const auto a = aoe::parse_onnx(self.bytes(), "self.onnx");
+  REQUIRE_FALSE(a.has_value());
+  CHECK(a.error().message.find("node 'loop' (Add) reads its own output 'y' (a cycle") !=
+        std::string::npos);
+  OnnxModel cycle;
+  cycle.input("x", {1, 8});
+  cycle.node("Add", {"x", "b"}, {"a"}, "first");
+  cycle.node("Relu", {"a"}, {"b"}, "second");
+  cycle.output("b");
+  const auto b = aoe::parse_onnx(cycle.bytes(), "cycle.onnx");
+  REQUIRE_FALSE(b.has_value());
+  CHECK(b.error().message.find("node 'first' (Add) reads 'b' before node 'second' (Relu) "
+                               "produces it") != std::string::npos);
+}
+
+TEST_CASE("onnx: a tensor whose byte count overflows is an error, not a crash") {
+  OnnxModel m;
+  m.input("x", {4294967296, 4294967296});
+  m.node("Relu", {"x"}, {"y"}, "relu");
+  m.output("y");
+  const auto g = aoe::parse_onnx(m.bytes(), "big.onnx");
+  REQUIRE_FALSE(g.has_value());
+  CHECK(g.error().message.find("the element count overflows a 64-bit integer") !=
+        std::string::npos);
+}
+
+TEST_CASE(
+    "onnx: a Conv whose input rank differs from its weight's is an error (fuzzing: SIGSEGV)") {
+  // Found by fuzz/aoe_fuzz_onnx: libonnx 1.12's Conv shape inference reads out of bounds.
+  OnnxModel m;
+  m.input("x", {3, 8}).weight("w", {4, 3, 3, 7});
+  auto& n = m.node("Conv", {"x", "w"}, {"c"}, "conv");
+  aoe::test::set_ints(n, "pads", {1, 1, 1, 1});
+  m.node("Relu", {"c"}, {"y"}, "relu");
+  m.output("y");
+  const auto g = aoe::parse_onnx(m.bytes(), "rank.onnx");
+  REQUIRE_FALSE(g.has_value());
+  CHECK(g.error().message.find("node 'conv' (Conv): input 'x' has rank 2 (expected at least 3") !=
+        std::string::npos);
+  OnnxModel w;
+  w.input("x", {1, 3, 8, 8}).weight("w", {4, 3, 3});
+  w.node("Conv", {"x", "w"}, {"y"}, "conv");
+  w.output("y");
+  const auto gw = aoe::parse_onnx(w.bytes(), "rank.onnx");
+  REQUIRE_FALSE(gw.has_value());
+  CHECK(gw.error().message.find("has rank 4 and weight 'w' rank 3") != std::string::npos);
+}

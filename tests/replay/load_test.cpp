@@ -142,6 +142,28 @@ TEST_CASE("corrupt and truncated files are errors that name the file and the pla
     REQUIRE_FALSE(r.has_value());
     CHECK(mentions(r.error(), "/tune_params"));
   }
+  SUBCASE("a name listed twice in tune_params_keys (fuzzing found it: an uncaught exception)") {
+    std::string bad = text;
+    bad.replace(bad.find("[\"a\", \"b\", \"c\"]"), 15, "[\"a\", \"b\", \"a\"]");
+    auto r = aoe::replay::load(dir.write("twice.json", bad));
+    REQUIRE_FALSE(r.has_value());
+    CHECK(r.error().code == aoe::make_error_code(aoe::Errc::schema_error));
+    CHECK(mentions(r.error(),
+                   "twice.json: /tune_params_keys/2: expected a parameter name not "
+                   "listed before ('a' is listed twice)"));
+  }
+  SUBCASE("a key given twice, a number out of range, a directory") {
+    std::string dup = text;
+    dup.replace(dup.find("\"objective\": \"time\""), 19,
+                "\"objective\": \"time\", \"objective\": \"x\"");
+    CHECK(mentions(aoe::replay::load(dir.write("dup.json", dup)).error(),
+                   "duplicate key \"objective\""));
+    std::string inf = text;
+    inf.replace(inf.find("\"problem_size\": 64"), 18, "\"problem_size\": 1e999");
+    CHECK(mentions(aoe::replay::load(dir.write("inf.json", inf)).error(),
+                   "inf.json: /problem_size: a number out of range"));
+    CHECK(mentions(aoe::replay::load(dir.path().string()).error(), "is a directory"));
+  }
 }
 
 TEST_CASE("T4 results load; constraint violations are not part of the space") {

@@ -79,6 +79,40 @@ TEST_CASE("create rejects what the simulator cannot model, naming the operator")
     CHECK(contains(rc.error().message, conv.name));
     CHECK(contains(rc.error().message, "inconsistent"));
   }
+  SUBCASE("an element count that overflows 64 bits (was SIGFPE)") {
+    OperatorDesc op = matmul(64, 64, 64);
+    op.inputs[0].shape = {4294967296, 4294967296};
+    const auto r = Sim::create(soc(), op);
+    REQUIRE(r.has_error());
+    CHECK(contains(r.error().message, "input 0: the element count overflows a 64-bit integer"));
+    op.inputs[0].shape = {9223372036854775807};
+    CHECK(contains(Sim::create(soc(), op).error().message, "over the size limit of 2^40 bytes"));
+  }
+  SUBCASE("attributes out of range: begin_norm_axis, axes, huge values, negative pads") {
+    OperatorDesc ln;
+    ln.type = "LayerNorm";
+    ln.name = "ln";
+    ln.inputs = {{{8, 256}, DataType::float16, Format::ND}};
+    ln.outputs = ln.inputs;
+    ln.attributes["begin_norm_axis"] = std::int64_t{100};
+    auto r = Sim::create(soc(), ln);
+    REQUIRE(r.has_error());
+    CHECK(contains(r.error().message,
+                   "attribute 'begin_norm_axis' = 100 is out of range for a rank-2 input "
+                   "(expected -2 to 1)"));
+    ln.attributes["begin_norm_axis"] = std::int64_t{-1};
+    CHECK(Sim::create(soc(), ln).has_value());
+    ln.type = "ReduceSumD";
+    ln.attributes.clear();
+    ln.attributes["axes"] = std::vector<std::int64_t>{7};
+    CHECK(contains(Sim::create(soc(), ln).error().message, "attribute 'axes'"));
+    ln.attributes["axes"] = std::vector<std::int64_t>{std::int64_t{1} << 40};
+    CHECK(
+        contains(Sim::create(soc(), ln).error().message, "is out of range (expected at most 2^24"));
+    OperatorDesc conv = aoe::sim::workloads::resnet50_convolutions(2)[1];
+    conv.attributes["pads"] = std::vector<std::int64_t>{-4, 0, 0, 0};
+    CHECK(contains(Sim::create(soc(), conv).error().message, "'pads' must be non-negative"));
+  }
   SUBCASE("a fused member that is not elementwise") {
     OperatorDesc op = matmul(64, 64, 64);
     op.type = "MatMul+Conv2D";

@@ -5,6 +5,7 @@
 #include "gdat_command.hpp"
 #include "opat_command.hpp"
 #include "sgat_command.hpp"
+#include <aoe/detail/read_input.hpp>
 #include <aoe/graph/input_shape.hpp>
 #include <aoe/graph/model_format.hpp>
 #include <aoe/measure/simulator/soc.hpp>
@@ -13,6 +14,7 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <iomanip>
 #include <ostream>
@@ -91,7 +93,9 @@ int run(int argc, const char* const* argv, const aoe::GetEnv& getenv, std::ostre
                  "split evaluations (GDAT), without early stop (default: the level's preset, with "
                  "early stop)")
       ->check(CLI::Range(std::size_t{1}, std::size_t{1000000}));
-  app.add_option("--seed", opt.seed, "seed of the search policies (default 0)");
+  std::string seed_text;
+  app.add_option("--seed", seed_text,
+                 "seed of the search policies, an integer in [0, 2^64-1] (default 0)");
   app.add_option("--device", opt.device, "simulator (default) or ascend");
   app.add_option("--report", opt.report,
                  "on (default): also write a trace, an op_summary CSV and an HTML report next to "
@@ -108,11 +112,23 @@ int run(int argc, const char* const* argv, const aoe::GetEnv& getenv, std::ostre
     return exit_usage;
   }
 
+  if (!seed_text.empty()) {
+    // CLI11 would read "-1" as 2^64-1 (strtoull) and saturate overflow: parsed here instead.
+    const char* last = seed_text.data() + seed_text.size();
+    const auto [p, ec] = std::from_chars(seed_text.data(), last, opt.seed);
+    if (ec != std::errc() || p != last) {
+      err << "aoe: --seed=" << seed_text
+          << ": expected an integer in [0, 18446744073709551615] (2^64-1)\n";
+      return exit_usage;
+    }
+  }
+
   auto env = aoe::read_environment(getenv);
   if (!env) {
     err << "aoe: " << env.error().message << "\n";
     return exit_environment;
   }
+  aoe::set_max_input_bytes(env->max_input_bytes.value_or(0));
   if (opt.job_type == 0) {
     if (!env->aoe_mode) {
       err << "aoe: --job_type is required (1 subgraph, 2 operator or 4 gradient tuning), or "
@@ -172,11 +188,21 @@ int run(int argc, const char* const* argv, const aoe::GetEnv& getenv, std::ostre
   }
 
   const Io io{.out = out, .err = err, .stop = stop, .interactive = interactive, .getenv = &getenv};
+  int code = exit_success;
   switch (opt.job_type) {
-    case 1: return run_sgat_command(opt, sgat, *env, *soc, io);
-    case 4: return run_gdat_command(opt, gdat, *env, *soc, io);
-    default: return run_opat_command(opt, opat, *env, *soc, io);
+    case 1: code = run_sgat_command(opt, sgat, *env, *soc, io); break;
+    case 4: code = run_gdat_command(opt, gdat, *env, *soc, io); break;
+    default: code = run_opat_command(opt, opat, *env, *soc, io); break;
   }
+  out.flush();
+  if (!out) {
+    // /dev/full, a closed pipe: the last line (the result) was lost. An earlier failure keeps
+    // its own exit code.
+    err << "aoe: cannot write to stdout: the report printed there is incomplete (the result "
+           "file is not affected)\n";
+    return code == exit_success ? exit_output : code;
+  }
+  return code;
 }
 
 }  // namespace aoe_tool

@@ -19,12 +19,14 @@ enum ExitCode : int {
   exit_bank = 5,           ///< the knowledge bank or work directory cannot be read or written
   exit_ops_failed = 6,     ///< the job finished but some operators failed ("tuning failed")
   exit_device = 7,         ///< --device=ascend: the NPU cannot be opened or is busy
+  exit_output = 8,         ///< stdout cannot be written (full, closed): the report is lost
   exit_interrupted = 130,  ///< SIGINT/SIGTERM: ended cleanly, "tune tuning incomplete"
 };
 
 /// Runs `aoe` with these arguments; `out` gets the progress and the last line, `err` the
-/// errors. `stop` is the flag the signal handlers set. `interactive` turns on the progress bar
-/// (a terminal).
+/// errors (every failure reason, whatever --log says). A failed write to `out` is exit_output.
+/// `stop` is the flag the signal handlers set. `interactive` turns on the progress bar (a
+/// terminal).
 int run(int argc, const char* const* argv, const aoe::GetEnv& getenv, std::ostream& out,
         std::ostream& err, const std::atomic<bool>* stop, bool interactive);
 

@@ -3,8 +3,10 @@
 // cleanly: the result file says "tune tuning incomplete" and keeps what was found.
 #include "cli.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <csignal>
 #include <iostream>
 
@@ -17,6 +19,22 @@ extern "C" void on_signal(int /*signal*/) { stop_requested.store(true); }
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A closed standard descriptor would be reused by the next file opened (a bank file would
+  // receive the report): each closed one is opened on /dev/null first. A closed stdout is then
+  // refused (its report would be lost); a closed stderr or stdin is kept on /dev/null.
+  bool stdout_closed = false;
+  for (const int fd : {STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO}) {
+    if (::fcntl(fd, F_GETFD) == -1 && errno == EBADF) {
+      const int null = ::open("/dev/null", fd == STDIN_FILENO ? O_RDONLY : O_WRONLY);
+      if (null != fd) return aoe_tool::exit_output;  // open() takes the lowest free descriptor
+      stdout_closed = stdout_closed || fd == STDOUT_FILENO;
+    }
+  }
+  if (stdout_closed) {
+    std::cerr << "aoe: stdout is closed: nowhere to report the job (redirect it to a file or "
+                 "/dev/null)\n";
+    return aoe_tool::exit_output;
+  }
   static_assert(std::atomic<bool>::is_always_lock_free,
                 "the signal handler needs a lock-free flag");
   struct sigaction action {};

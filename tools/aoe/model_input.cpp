@@ -1,13 +1,12 @@
 // The model of `--model` (docs/cli.md, docs/model_format.md).
 #include "model_input.hpp"
 
+#include <aoe/detail/read_input.hpp>
 #include <aoe/graph/input_shape.hpp>
 #include <aoe/graph/loader.hpp>
 #if defined(AOE_WITH_ONNX)
 #include <aoe/graph/onnx/onnx_loader.hpp>
 #endif
-
-#include <sys/stat.h>
 
 #include <cstdint>
 #include <filesystem>
@@ -15,13 +14,6 @@
 #include <iterator>
 
 namespace aoe_tool {
-
-namespace {
-
-/// Larger model files are refused before they are read (ONNX itself stops at 2 GiB).
-constexpr std::int64_t max_model_bytes = std::int64_t{2} << 30;
-
-}  // namespace
 
 bool onnx_support() noexcept {
 #if defined(AOE_WITH_ONNX)
@@ -32,29 +24,8 @@ bool onnx_support() noexcept {
 }
 
 aoe::Result<std::string> read_model_file(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) {
-    return aoe::make_error(aoe::Errc::not_found,
-                           path + ": cannot open the model file (no such file, or no permission)");
-  }
-  if (!S_ISREG(st.st_mode)) {
-    return aoe::make_error(aoe::Errc::io_error,
-                           path +
-                               ": is not a regular file (a directory, FIFO or device); "
-                               "--model takes a model file");
-  }
-  if (st.st_size > max_model_bytes) {
-    return aoe::make_error(
-        aoe::Errc::unsupported,
-        path + ": the model file is larger than 2 GiB (" + std::to_string(st.st_size) + " bytes)");
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return aoe::make_error(aoe::Errc::not_found, path + ": cannot open the model file");
-  }
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) return aoe::make_error(aoe::Errc::io_error, path + ": read error");
-  return bytes;
+  return aoe::detail::read_input_file(path,
+                                      "a model file: ONNX or a JSON graph, docs/model_format.md");
 }
 
 aoe::Result<aoe::ModelFormat> model_format(const CommonOptions& common, const std::string& bytes) {

@@ -8,6 +8,8 @@
 #include "ascend_device.hpp"
 #endif
 
+#include <aoe/detail/parse_json.hpp>
+#include <aoe/detail/read_input.hpp>
 #include <aoe/jobs/opat_job.hpp>
 #include <aoe/jobs/simulator_backend.hpp>
 #include <aoe/repo/knowledge_bank.hpp>
@@ -26,19 +28,13 @@ namespace aoe_tool {
 namespace {
 
 aoe::Result<void> read_tune_ops_file(const std::string& path, aoe::OpatOptions& o) {
-  std::ifstream in(path);
-  if (!in) {
-    return aoe::make_error(aoe::Errc::not_found,
-                           "--tune_ops_file=" + path + ": cannot open the file");
+  auto text = aoe::detail::read_input_file(path, "--tune_ops_file: a JSON object, docs/cli.md");
+  if (!text) {
+    return aoe::ErrorInfo(text.error().code, "--tune_ops_file=" + text.error().message);
   }
-  std::ostringstream s;
-  s << in.rdbuf();
-  boost::system::error_code ec;
-  const auto v = boost::json::parse(s.str(), ec);
-  if (ec) {
-    return aoe::make_error(aoe::Errc::parse_error,
-                           path + ": expected well-formed JSON (" + ec.message() + ")");
-  }
+  auto parsed = aoe::detail::parse_json(*text, path);
+  if (!parsed) return parsed.error();
+  const boost::json::value& v = *parsed;
   if (!v.is_object()) {
     return aoe::make_error(aoe::Errc::schema_error, path +
                                                         ": /: expected {\"tune_ops_name\": [...], "
@@ -119,6 +115,11 @@ int run_opat_command(const CommonOptions& common, const OpatFlags& flags,
   const int verbosity = common.verbosity();
   const bool bar = io.interactive && common.progress_bar == "on";
   o.on_event = [&](const aoe::OpatEvent& e) {
+    if (e.kind == aoe::OpatEvent::Kind::finished && e.op != nullptr && e.op->failed()) {
+      // Every failure reason reaches stderr, whatever --log says (exit 6 says why there).
+      io.err << "aoe: operator " << e.op_name << " (" << e.op_type << ") failed: " << e.op->error
+             << "\n";
+    }
     if (bar) {
       const std::size_t done = e.index + (e.kind == aoe::OpatEvent::Kind::finished ? 1 : 0);
       draw_progress(io.out, done, e.count, e.op_type);

@@ -52,6 +52,10 @@ int run_sgat_command(const CommonOptions& common, const SgatFlags& flags,
   const int verbosity = common.verbosity();
   const bool bar = io.interactive && common.progress_bar == "on";
   o.on_event = [&](const aoe::SgatEvent& e) {
+    if (e.kind == aoe::SgatEvent::Kind::finished && e.subgraph != nullptr && e.subgraph->failed()) {
+      // Every failure reason reaches stderr, whatever --log says (exit 6 says why there).
+      io.err << "aoe: subgraph " << e.subgraph->name << " failed: " << e.subgraph->error << "\n";
+    }
     if (bar) {
       const std::size_t done = e.index + (e.kind == aoe::SgatEvent::Kind::finished ? 1 : 0);
       draw_progress(io.out, done, e.count, e.name);

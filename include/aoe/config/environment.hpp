@@ -83,9 +83,17 @@ struct Environment {
     if (!ascend_opp_path) return std::nullopt;
     return *ascend_opp_path / "built-in" / "data" / "op";
   }
-  /// Where result files go: ASCEND_WORK_PATH, else the working directory.
+  /// AOE_MAX_INPUT_BYTES: the largest input file read (model, profile, bank, ...), in bytes;
+  /// unset: 2 GiB (docs/reliability.md#input-limits).
+  std::optional<std::uint64_t> max_input_bytes;
+  /// The working directory, resolved once by read_environment (empty when built by hand).
+  std::filesystem::path working_directory;
+
+  /// Where result files go: ASCEND_WORK_PATH, else the working directory (read_environment
+  /// resolved it; "." when this Environment was built by hand).
   [[nodiscard]] std::filesystem::path work_path() const {
-    return ascend_work_path.value_or(std::filesystem::current_path());
+    if (ascend_work_path) return *ascend_work_path;
+    return working_directory.empty() ? std::filesystem::path(".") : working_directory;
   }
 };
 
@@ -113,6 +121,16 @@ namespace detail {
 /// error whose message names it and says what was expected.
 [[nodiscard]] inline Result<Environment> read_environment(const GetEnv& getenv) {
   Environment env;
+  {
+    // Once, here: std::filesystem::current_path() throws when the directory was deleted.
+    std::error_code ec;
+    env.working_directory = std::filesystem::current_path(ec);
+    if (ec) {
+      return make_error(Errc::io_error, "the working directory cannot be resolved (" +
+                                            ec.message() +
+                                            "; was it deleted?): run from an existing directory");
+    }
+  }
   const auto get = [&](const char* name) -> std::optional<std::string> {
     auto v = getenv(name);
     if (v && v->empty()) return std::nullopt;
@@ -178,6 +196,16 @@ namespace detail {
     auto n = detail::env_int("TUNE_BANK_LOCK_TIMEOUT", *v, 0, 86400);
     if (!n) return n.error();
     env.bank_lock_timeout = *n;
+  }
+  if (auto v = get("AOE_MAX_INPUT_BYTES")) {
+    std::uint64_t n = 0;
+    const auto [p, ec] = std::from_chars(v->data(), v->data() + v->size(), n);
+    if (ec != std::errc() || p != v->data() + v->size() || n < 1 || n > (std::uint64_t{1} << 50U)) {
+      return make_error(Errc::invalid_argument,
+                        "environment variable AOE_MAX_INPUT_BYTES='" + *v +
+                            "': expected a number of bytes in [1, 2^50] (default 2147483648)");
+    }
+    env.max_input_bytes = n;
   }
   if (auto v = get("AOE_OPENCL_PLATFORM")) env.opencl_platform = *v;
   if (auto v = get("AOE_OPENCL_DEVICE")) env.opencl_device = *v;

@@ -5,7 +5,8 @@
 #define AOE_GRAPH_LOADER_HPP
 
 #include "aoe/core/error.hpp"
-#include "aoe/graph/detail/parse_json.hpp"
+#include "aoe/detail/parse_json.hpp"
+#include "aoe/detail/read_input.hpp"
 #include "aoe/graph/graph.hpp"
 
 #include <boost/json/parse.hpp>
@@ -133,11 +134,18 @@ class GraphReader {
                           "tensor '" + tname + "' is already produced by node '" +
                               g.nodes[produced[tname]].name + "'");
             }
-            if (first_use.contains(tname)) {
+            if (const auto use = first_use.find(tname);
+                use != first_use.end() && use->second == i) {
               return fail(Errc::schema_error, tptr,
-                          "tensor '" + tname + "' is read by node '" +
-                              g.nodes[first_use[tname]].name +
-                              "' before it is produced: nodes must be in topological order");
+                          "node '" + node.name + "' reads its own output '" + tname +
+                              "' (a cycle: the graph must be acyclic)");
+            }
+            if (first_use.contains(tname)) {
+              return fail(
+                  Errc::schema_error, tptr,
+                  "tensor '" + tname + "' is read by node '" + g.nodes[first_use[tname]].name +
+                      "' before it is produced: nodes must be in topological order (and the graph "
+                      "acyclic)");
             }
             produced[tname] = i;
             node.outputs.push_back({tname, it->second});
@@ -221,6 +229,7 @@ class GraphReader {
       }
       d.format = *f;
     }
+    if (auto problem = d.size_problem()) return fail(Errc::schema_error, ptr + "/shape", *problem);
     return d;
   }
 
@@ -259,15 +268,9 @@ class GraphReader {
 
 /// Loads a model file.
 [[nodiscard]] inline Result<Graph> load_graph(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) {
-    return make_error(Errc::not_found, file.string() +
-                                           ": cannot open the model file (expected a readable JSON "
-                                           "model, docs/model_format.md)");
-  }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return parse_graph(ss.str(), file.string());
+  auto text = detail::read_input_file(file, "a JSON model, docs/model_format.md");
+  if (!text) return text.error();
+  return parse_graph(*text, file.string());
 }
 
 }  // namespace aoe

@@ -5,6 +5,7 @@
 #define AOE_JOBS_TUNED_MODEL_WRITER_HPP
 
 #include "aoe/core/error.hpp"
+#include "aoe/detail/write_json.hpp"
 #include "aoe/graph/graph.hpp"
 #include "aoe/graph/loader.hpp"
 #include "aoe/io/atomic_file.hpp"
@@ -17,6 +18,7 @@
 
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -34,10 +36,27 @@ struct TunedOperator {
   double result_us = 0;
 };
 
-/// ${work}/aoe_workspace/${model}_${timestamp}/tunespace/result/${model}_${timestamp}_tune.json
+/// A model name as one file name component (docs/cli.md#output-files): every byte that is not
+/// an ASCII letter, digit, '-', '_' or '.' becomes '_', a leading '.' becomes '_' (so neither
+/// ".", ".." nor a hidden file), at most 64 bytes are kept, and an empty name is "model".
+/// "/" gives "_", "../../x" gives "_.._x", "a b/c" gives "a_b_c".
+[[nodiscard]] inline std::string model_file_stem(std::string_view model) {
+  std::string out;
+  for (const char c : model.substr(0, 64)) {
+    const bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                      c == '-' || c == '_' || c == '.';
+    out.push_back(keep ? c : '_');
+  }
+  if (out.empty()) return "model";
+  if (out.front() == '.') out.front() = '_';
+  return out;
+}
+
+/// ${work}/aoe_workspace/${model}_${timestamp}/tunespace/result/${model}_${timestamp}_tune.json,
+/// the model name made a file name by model_file_stem (so the path stays under `work`).
 [[nodiscard]] inline std::filesystem::path default_tuned_model_path(
     const std::filesystem::path& work, const std::string& model, const std::string& timestamp) {
-  const std::string stem = model + "_" + timestamp;
+  const std::string stem = model_file_stem(model) + "_" + timestamp;
   return work / "aoe_workspace" / stem / "tunespace" / "result" / (stem + "_tune.json");
 }
 
@@ -162,7 +181,9 @@ namespace detail {
 [[nodiscard]] inline Result<void> write_tuned_model(const Graph& g,
                                                     const std::vector<TunedOperator>& ops,
                                                     const std::filesystem::path& file) {
-  return detail::write_tuned_model_text(file, boost::json::serialize(tuned_model_json(g, ops)));
+  auto text = detail::serialize_json(tuned_model_json(g, ops), file.string());
+  if (!text) return text.error();
+  return detail::write_tuned_model_text(file, *text);
 }
 
 }  // namespace aoe

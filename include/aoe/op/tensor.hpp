@@ -13,7 +13,16 @@
 namespace aoe {
 
 /// Element types of Ascend operators. Names as AOE and the model files write them.
-enum class DataType : std::uint8_t { float16, bfloat16, float32, int8, int32, int64, uint8, boolean };
+enum class DataType : std::uint8_t {
+  float16,
+  bfloat16,
+  float32,
+  int8,
+  int32,
+  int64,
+  uint8,
+  boolean
+};
 
 inline constexpr std::array<std::string_view, 8> data_type_names{
     "float16", "bfloat16", "float32", "int8", "int32", "int64", "uint8", "bool"};
@@ -70,6 +79,12 @@ inline constexpr std::array<std::string_view, 7> format_names{
   return std::nullopt;
 }
 
+/// The largest tensor the loaders accept: 2^40 bytes (1 TiB, sixteen times the HBM of the
+/// largest Ascend device). Below it every size, and every sum of sizes over a model of up to
+/// 2^20 tensors, fits a signed 64-bit integer and is exact as a double
+/// (docs/reliability.md#input-limits).
+inline constexpr std::int64_t max_tensor_bytes = std::int64_t{1} << 40;
+
 /// A tensor's static description. Dynamic dimensions (-1) are not allowed in tuning (AOE
 /// rejects dynamic shapes); loaders reject them with a message.
 struct TensorDesc {
@@ -77,6 +92,30 @@ struct TensorDesc {
   DataType dtype = DataType::float16;
   Format format = Format::ND;
 
+  /// Why this tensor cannot be tuned as it is (a dimension <= 0, an element or byte count that
+  /// overflows 64 bits or is over max_tensor_bytes), or nullopt when every size is in range:
+  /// then elements() and bytes() are exact. Loaders call it on every tensor they read.
+  [[nodiscard]] std::optional<std::string> size_problem() const {
+    std::int64_t n = 1;
+    for (std::size_t i = 0; i < shape.size(); ++i) {
+      if (shape[i] <= 0) {
+        return "dimension " + std::to_string(i) + " is " + std::to_string(shape[i]) +
+               " (expected a positive size)";
+      }
+      if (__builtin_mul_overflow(n, shape[i], &n)) {
+        return "the element count overflows a 64-bit integer";
+      }
+    }
+    std::int64_t b = 0;
+    if (__builtin_mul_overflow(n, static_cast<std::int64_t>(size_of(dtype)), &b) ||
+        b > max_tensor_bytes) {
+      return "the tensor is over the size limit of 2^40 bytes (1 TiB): " +
+             (b > 0 ? std::to_string(b) + " bytes" : std::string("its byte count overflows"));
+    }
+    return std::nullopt;
+  }
+
+  /// The element count; exact when size_problem() is nullopt (the loaders check it).
   [[nodiscard]] std::int64_t elements() const noexcept {
     std::int64_t n = 1;
     for (const auto d : shape) n *= d;

@@ -21,6 +21,9 @@
 
 #include "aoe/config/environment.hpp"
 #include "aoe/core/error.hpp"
+#include "aoe/detail/parse_json.hpp"
+#include "aoe/detail/read_input.hpp"
+#include "aoe/detail/write_json.hpp"
 #include "aoe/io/atomic_file.hpp"
 #include "aoe/repo/bank_access.hpp"
 #include "aoe/repo/bank_key.hpp"
@@ -350,22 +353,22 @@ class KnowledgeBank {
       return make_error(Errc::io_error,
                         "knowledge bank: cannot read " + file.string() + ": " + ec.message());
     }
-    std::ifstream in(file, std::ios::binary);
-    if (!in) {
-      return make_error(Errc::io_error, "knowledge bank: cannot read " + file.string());
-    }
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    const std::string text = ss.str();
+    auto read = aoe::detail::read_input_file(file, "a knowledge bank file, docs/cli.md");
+    if (!read) return ErrorInfo(read.error().code, "knowledge bank: " + read.error().message);
+    const std::string text = std::move(*read);
     const auto corrupt = [&](const std::string& where, const std::string& what) {
       return make_error(Errc::parse_error,
                         "knowledge bank: " + file.string() + ": " + where + ": " + what +
                             "; the file is corrupt and was left as it is (repair it or move it "
                             "away to start a new bank)");
     };
-    boost::system::error_code jec;
-    const boost::json::value root = boost::json::parse(text, jec);
-    if (jec) return corrupt("/", "expected well-formed JSON (" + jec.message() + ")");
+    auto parsed = aoe::detail::parse_json(text, file.string());
+    if (!parsed) {
+      return make_error(Errc::parse_error, "knowledge bank: " + parsed.error().message +
+                                               "; the file is corrupt and was left as it is "
+                                               "(repair it or move it away to start a new bank)");
+    }
+    const boost::json::value& root = *parsed;
     const auto* obj = root.if_object();
     if (obj == nullptr) return corrupt("/", "expected a JSON object");
     const auto* version = obj->if_contains("schema_version");
@@ -453,7 +456,9 @@ class KnowledgeBank {
       e["provenance"] = std::move(p);
       out[k] = std::move(e);
     }
-    return write_file_atomically(file, boost::json::serialize(root), options_.durable);
+    auto text = aoe::detail::serialize_json(root, file.string());
+    if (!text) return text.error();
+    return write_file_atomically(file, *text, options_.durable);
   }
 
  private:

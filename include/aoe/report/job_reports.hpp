@@ -17,6 +17,7 @@
 #include "aoe/jobs/gdat_report.hpp"
 #include "aoe/jobs/opat_report.hpp"
 #include "aoe/jobs/sgat/sgat_report.hpp"
+#include "aoe/jobs/tuned_model_writer.hpp"
 #include "aoe/measure/simulator/soc.hpp"
 #include "aoe/report/html.hpp"
 #include "aoe/report/profile.hpp"
@@ -501,7 +502,7 @@ struct ReportFiles {
 [[nodiscard]] inline ReportFiles report_file_names(const std::filesystem::path& dir,
                                                    const std::string& name,
                                                    const std::string& timestamp) {
-  const std::string stem = name + "_" + timestamp;
+  const std::string stem = model_file_stem(name) + "_" + timestamp;  // stays in `dir`
   return {dir / (stem + "_trace.json"), dir / (stem + "_op_summary.csv"),
           dir / (stem + "_report.html")};
 }

@@ -7,6 +7,7 @@
 #define AOE_GRAPH_ONNX_ONNX_LOADER_HPP
 
 #include "aoe/core/error.hpp"
+#include "aoe/detail/read_input.hpp"
 #include "aoe/graph/graph.hpp"
 #include "aoe/graph/input_shape.hpp"
 #include "aoe/graph/model_format.hpp"
@@ -188,7 +189,44 @@ class OnnxReader {
     }
   }
 
+  /// The graph must be a DAG with its nodes in topological order (ONNX requires both): a node
+  /// reading its own output, or a tensor that a later node produces, is refused here, before
+  /// anything indexes the graph.
+  Result<void> check_acyclic() const {
+    const auto& g = model_.graph();
+    std::map<std::string, int> producer;
+    for (int i = 0; i < g.node_size(); ++i) {
+      for (const auto& o : g.node(i).output()) {
+        if (!o.empty()) producer.try_emplace(o, i);
+      }
+    }
+    std::set<std::string> defined;
+    for (const auto& in : g.input()) defined.insert(in.name());
+    for (const auto& t : g.initializer()) defined.insert(t.name());
+    for (int i = 0; i < g.node_size(); ++i) {
+      const auto& n = g.node(i);
+      for (const auto& in : n.input()) {
+        if (in.empty() || defined.contains(in)) continue;
+        const auto p = producer.find(in);
+        if (p == producer.end()) continue;  // undefined: the checker names it
+        if (p->second == i) {
+          return fail(Errc::schema_error, node_label(n) + " reads its own output '" + in +
+                                              "' (a cycle: the graph must be acyclic)");
+        }
+        if (p->second > i) {
+          return fail(Errc::schema_error,
+                      node_label(n) + " reads '" + in + "' before " +
+                          node_label(g.node(p->second)) +
+                          " produces it: a cycle, or nodes not in topological order");
+        }
+      }
+      for (const auto& o : n.output()) defined.insert(o);
+    }
+    return {};
+  }
+
   Result<void> check_nodes() const {
+    if (auto r = check_acyclic(); !r) return r.error();
     for (const auto& n : model_.graph().node()) {
       if (!n.domain().empty() && n.domain() != "ai.onnx") {
         return fail(Errc::unsupported,
@@ -312,7 +350,61 @@ class OnnxReader {
     return {};
   }
 
+  /// Convolutions and pools whose data rank is known must agree with their weight's rank and
+  /// their attributes' lengths: libonnx 1.12's shape inference reads out of bounds otherwise
+  /// (fuzzing found it: a rank-2 input to a Conv with a 4-D weight is a SIGSEGV in
+  /// onnx::convPoolShapeInference).
+  Result<void> check_conv_ranks() const {
+    const auto& g = model_.graph();
+    std::map<std::string, int> rank;
+    const auto note = [&](const onnx::ValueInfoProto& vi) {
+      if (vi.type().has_tensor_type() && vi.type().tensor_type().has_shape()) {
+        rank[vi.name()] = vi.type().tensor_type().shape().dim_size();
+      }
+    };
+    for (const auto& vi : g.input()) note(vi);
+    for (const auto& vi : g.value_info()) note(vi);
+    for (const auto& t : g.initializer()) rank[t.name()] = t.dims_size();
+    for (const auto& n : g.node()) {
+      const std::string& op = n.op_type();
+      const bool conv = op == "Conv" || op == "ConvTranspose" || op == "ConvInteger";
+      const bool pool = op == "MaxPool" || op == "AveragePool" || op == "LpPool";
+      if ((!conv && !pool) || n.input_size() == 0) continue;
+      const auto x = rank.find(n.input(0));
+      if (x == rank.end()) continue;
+      const int r = x->second;
+      if (r < 3) {
+        return fail(Errc::schema_error, node_label(n) + ": input '" + n.input(0) + "' has rank " +
+                                            std::to_string(r) +
+                                            " (expected at least 3: N, C and a spatial axis)");
+      }
+      if (conv && n.input_size() > 1) {
+        const auto w = rank.find(n.input(1));
+        if (w != rank.end() && w->second != r) {
+          return fail(Errc::schema_error, node_label(n) + ": input '" + n.input(0) + "' has rank " +
+                                              std::to_string(r) + " and weight '" + n.input(1) +
+                                              "' rank " + std::to_string(w->second) +
+                                              " (expected the same rank)");
+        }
+      }
+      for (const auto& a : n.attribute()) {
+        const std::size_t spatial = static_cast<std::size_t>(r - 2);
+        const std::size_t expected = a.name() == "pads" ? 2 * spatial : spatial;
+        const bool sized = a.name() == "pads" || a.name() == "strides" || a.name() == "dilations" ||
+                           a.name() == "kernel_shape" || a.name() == "output_padding";
+        if (sized && static_cast<std::size_t>(a.ints_size()) != expected) {
+          return fail(Errc::schema_error, node_label(n) + ": attribute '" + a.name() + "' has " +
+                                              std::to_string(a.ints_size()) + " values (expected " +
+                                              std::to_string(expected) + " for a rank-" +
+                                              std::to_string(r) + " input)");
+        }
+      }
+    }
+    return {};
+  }
+
   Result<void> infer() {
+    if (auto r = check_conv_ranks(); !r) return r.error();
     try {
       onnx::ShapeInferenceOptions options(/*check_type=*/false, /*error_mode=*/1,
                                           /*enable_data_propagation=*/true);
@@ -431,6 +523,7 @@ class OnnxReader {
     d.shape = *dims;
     d.dtype = *t;
     d.format = d.shape.size() == 4 ? Format::NCHW : Format::ND;
+    if (auto problem = d.size_problem()) return fail(Errc::unsupported, where + ": " + *problem);
     return d;
   }
 
@@ -521,14 +614,10 @@ class OnnxReader {
 /// `options.name` says otherwise.
 [[nodiscard]] inline Result<Graph> load_onnx(const std::filesystem::path& file,
                                              OnnxOptions options = {}) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) {
-    return make_error(Errc::not_found, file.string() + ": cannot open the ONNX model file");
-  }
-  std::ostringstream ss;
-  ss << in.rdbuf();
+  auto bytes = aoe::detail::read_input_file(file, "an ONNX model");
+  if (!bytes) return bytes.error();
   if (options.name.empty()) options.name = file.stem().string();
-  return parse_onnx(ss.str(), file.string(), options);
+  return parse_onnx(*bytes, file.string(), options);
 }
 
 }  // namespace aoe

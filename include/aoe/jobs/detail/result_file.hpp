@@ -5,6 +5,7 @@
 #define AOE_JOBS_DETAIL_RESULT_FILE_HPP
 
 #include "aoe/core/error.hpp"
+#include "aoe/detail/write_json.hpp"
 #include "aoe/io/atomic_file.hpp"
 
 #include <boost/json/array.hpp>
@@ -62,7 +63,10 @@ template <class Outcome, class Report>
 [[nodiscard]] inline Result<void> write_result_file(const boost::json::object& report,
                                                     const std::filesystem::path& file,
                                                     bool durable) {
-  return write_file_atomically(file, boost::json::serialize(report) + "\n", durable);
+  auto text = serialize_json(report, file.string());
+  if (!text) return text.error();
+  return write_file_atomically(file, *text + "
+", durable);
 }
 
 }  // namespace aoe::detail

@@ -83,18 +83,21 @@ struct Cluster {
     }
     for (const auto& [link, name, flag] : {std::tuple{&intra_server, "intra_server", "intra"},
                                            std::tuple{&inter_server, "inter_server", "inter"}}) {
-      if (!std::isfinite(link->bandwidth) || link->bandwidth <= 0) {
-        return bad(std::string(name) + ".bandwidth (--" + flag + "_bandwidth) = " +
-                   number(link->bandwidth / 1e9) + " GB/s: expected a positive bandwidth");
+      // The bounds keep every all-reduce time finite (no infinity in a result file).
+      if (!std::isfinite(link->bandwidth) || link->bandwidth < 1 || link->bandwidth > 1e18) {
+        return bad(std::string(name) + ".bandwidth (--" + flag +
+                   "_bandwidth) = " + number(link->bandwidth / 1e9) +
+                   " GB/s: expected a positive bandwidth from 1e-9 to 1e9 GB/s");
       }
-      if (!std::isfinite(link->latency) || link->latency < 0) {
-        return bad(std::string(name) + ".latency (--" + flag + "_latency) = " +
-                   number(link->latency * 1e6) + " us: expected a non-negative latency");
+      if (!std::isfinite(link->latency) || link->latency < 0 || link->latency > 1e9) {
+        return bad(std::string(name) + ".latency (--" + flag +
+                   "_latency) = " + number(link->latency * 1e6) +
+                   " us: expected a non-negative latency up to 1e15 us");
       }
     }
-    if (!std::isfinite(allreduce_overhead) || allreduce_overhead < 0) {
+    if (!std::isfinite(allreduce_overhead) || allreduce_overhead < 0 || allreduce_overhead > 1e9) {
       return bad("allreduce_overhead (--allreduce_overhead) = " + number(allreduce_overhead * 1e6) +
-                 " us: expected a non-negative time");
+                 " us: expected a non-negative time up to 1e15 us");
     }
     return {};
   }

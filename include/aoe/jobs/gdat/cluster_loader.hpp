@@ -81,6 +81,8 @@ namespace aoe::gdat {
                    std::to_string(c.devices) + " devices is not a multiple of devices_per_server " +
                        std::to_string(c.devices_per_server) + ": expected whole servers");
   }
+  // The ranges the job needs (bandwidths, latencies): checked here too, naming the file.
+  if (auto ok = c.validate(); !ok) return in.fail(Errc::schema_error, "", ok.error().message);
   return c;
 }
 

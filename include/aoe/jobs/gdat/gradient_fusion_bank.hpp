@@ -18,6 +18,9 @@
 #define AOE_JOBS_GDAT_GRADIENT_FUSION_BANK_HPP
 
 #include "aoe/core/error.hpp"
+#include "aoe/detail/parse_json.hpp"
+#include "aoe/detail/read_input.hpp"
+#include "aoe/detail/write_json.hpp"
 #include "aoe/io/atomic_file.hpp"
 #include "aoe/jobs/gdat/iteration_model.hpp"
 #include "aoe/jobs/gdat/split_strategy.hpp"
@@ -145,9 +148,9 @@ class GradientFusionBank {
     } else {
       file->raw.push_back(std::move(entry));
     }
-    if (auto ok = write_file_atomically(file_, boost::json::serialize(file->raw) + "\n"); !ok) {
-      return ok.error();
-    }
+    auto text = aoe::detail::serialize_json(file->raw, file_.string());
+    if (!text) return text.error();
+    if (auto ok = write_file_atomically(file_, *text + "\n"); !ok) return ok.error();
     return outcome;
   }
 
@@ -198,20 +201,23 @@ class GradientFusionBank {
       return make_error(Errc::io_error, "gradient-fusion bank: cannot read " + file_.string() +
                                             ": " + ec.message());
     }
-    std::ifstream in(file_, std::ios::binary);
-    if (!in)
-      return make_error(Errc::io_error, "gradient-fusion bank: cannot read " + file_.string());
-    std::ostringstream ss;
-    ss << in.rdbuf();
+    auto bytes = aoe::detail::read_input_file(file_, "a gradient-fusion bank file, docs/gdat.md");
+    if (!bytes) {
+      return ErrorInfo(bytes.error().code, "gradient-fusion bank: " + bytes.error().message);
+    }
     const auto corrupt = [&](const std::string& where, const std::string& what) {
       return make_error(Errc::parse_error,
                         "gradient-fusion bank: " + file_.string() + ": " + where + ": " + what +
                             "; the file is corrupt and was left as it is (repair it or move it "
                             "away to start a new bank)");
     };
-    boost::system::error_code jec;
-    boost::json::value root = boost::json::parse(ss.str(), jec);
-    if (jec) return corrupt("/", "expected well-formed JSON (" + jec.message() + ")");
+    auto parsed = aoe::detail::parse_json(*bytes, file_.string());
+    if (!parsed) {
+      return make_error(Errc::parse_error, "gradient-fusion bank: " + parsed.error().message +
+                                               "; the file is corrupt and was left as it is "
+                                               "(repair it or move it away to start a new bank)");
+    }
+    boost::json::value root = std::move(*parsed);
     if (!root.is_array()) return corrupt("/", "expected a JSON array of entries");
     out.raw = std::move(root.as_array());
     for (std::size_t i = 0; i < out.raw.size(); ++i) {

@@ -10,6 +10,7 @@
 #include "aoe/core/error.hpp"
 #include "aoe/jobs/gdat/detail/json_input.hpp"
 #include "aoe/jobs/gdat/gradient_profile.hpp"
+#include "aoe/op/tensor.hpp"
 
 #include <boost/json/value.hpp>
 
@@ -58,6 +59,7 @@ namespace aoe::gdat {
   }
   const auto& arr = grads->as_array();
   p.gradients.reserve(arr.size());
+  std::int64_t total_bytes = 0;
   for (std::size_t i = 0; i < arr.size(); ++i) {
     const std::string ptr = "/gradients/" + std::to_string(i);
     const auto* g = arr[i].if_object();
@@ -79,7 +81,16 @@ namespace aoe::gdat {
     gr.backward_seconds = *t * 1e-6;
     auto b = in.integer(*g, "bytes", ptr, std::nullopt, 1, "the gradient's size in bytes");
     if (!b) return b.error();
+    if (*b > max_tensor_bytes) {
+      return in.fail(
+          Errc::schema_error, ptr + "/bytes",
+          "expected at most 2^40 bytes (1 TiB) per gradient, found " + std::to_string(*b));
+    }
     gr.bytes = *b;
+    if (__builtin_add_overflow(total_bytes, gr.bytes, &total_bytes)) {
+      return in.fail(Errc::schema_error, ptr + "/bytes",
+                     "the total size of the gradients overflows a 64-bit integer");
+    }
     p.gradients.push_back(std::move(gr));
   }
   return p;

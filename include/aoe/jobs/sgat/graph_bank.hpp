@@ -15,6 +15,8 @@
 #define AOE_JOBS_SGAT_GRAPH_BANK_HPP
 
 #include "aoe/core/error.hpp"
+#include "aoe/detail/parse_json.hpp"
+#include "aoe/detail/read_input.hpp"
 #include "aoe/io/atomic_file.hpp"
 #include "aoe/jobs/sgat/subgraph_key.hpp"
 #include "aoe/repo/bank_access.hpp"
@@ -234,8 +236,9 @@ class GraphBank {
       return make_error(Errc::io_error,
                         "graph bank: cannot read " + file.string() + ": " + ec.message());
     }
-    std::ifstream in(file, std::ios::binary);
-    if (!in) return make_error(Errc::io_error, "graph bank: cannot read " + file.string());
+    auto content = aoe::detail::read_input_file(file, "a graph bank file, docs/sgat.md");
+    if (!content) return ErrorInfo(content.error().code, "graph bank: " + content.error().message);
+    std::istringstream in(std::move(*content));
     std::string line;
     std::size_t number = 0;
     bool versioned = false;
@@ -249,9 +252,11 @@ class GraphBank {
     while (std::getline(in, line)) {
       ++number;
       if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-      boost::system::error_code jec;
-      const boost::json::value v = boost::json::parse(line, jec);
-      if (jec) return corrupt("/", "expected a JSON object on one line (" + jec.message() + ")");
+      auto parsed = aoe::detail::parse_json(line, "line " + std::to_string(number));
+      if (!parsed) {
+        return corrupt("/", "expected a JSON object on one line (" + parsed.error().message + ")");
+      }
+      const boost::json::value& v = *parsed;
       const auto* o = v.if_object();
       if (o == nullptr) return corrupt("/", "expected a JSON object");
       if (!versioned) {

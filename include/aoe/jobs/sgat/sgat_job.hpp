@@ -10,6 +10,7 @@
 #include "aoe/core/random.hpp"
 #include "aoe/core/stop_conditions.hpp"
 #include "aoe/core/tuner.hpp"
+#include "aoe/detail/write_json.hpp"
 #include "aoe/graph/graph.hpp"
 #include "aoe/jobs/opat_report.hpp"
 #include "aoe/jobs/parallel_measure.hpp"
@@ -443,9 +444,9 @@ inline void sgat_annotate(boost::json::array& nodes, const SubgraphSpace& sp,
   job.report.finished = true;
   if (auto ok = write_now(true); !ok) return ok.error();
   if (!job.report.interrupted) {
-    if (auto ok =
-            detail::write_tuned_model_text(job.tuned_model_file, boost::json::serialize(model));
-        !ok) {
+    auto text = aoe::detail::serialize_json(model, job.tuned_model_file.string());
+    if (!text) return text.error();
+    if (auto ok = detail::write_tuned_model_text(job.tuned_model_file, *text); !ok) {
       return ok.error();
     }
   }

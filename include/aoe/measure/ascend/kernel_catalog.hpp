@@ -5,6 +5,8 @@
 #define AOE_MEASURE_ASCEND_KERNEL_CATALOG_HPP
 
 #include "aoe/core/error.hpp"
+#include "aoe/detail/parse_json.hpp"
+#include "aoe/detail/read_input.hpp"
 #include "aoe/measure/ascend/kernel_call.hpp"
 #include "aoe/measure/ascend/tiling_data.hpp"
 #include "aoe/op/operator_desc.hpp"
@@ -156,24 +158,18 @@ struct KernelCatalog {
   /// Reads `file`. Binaries are relative to the file's directory. Errors name the file and the
   /// JSON pointer of the bad field.
   [[nodiscard]] static Result<KernelCatalog> load(const std::filesystem::path& file) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) {
-      return make_error(Errc::not_found, file.string() + ": cannot open the kernel catalogue");
-    }
-    std::ostringstream text;
-    text << in.rdbuf();
-    return parse(text.str(), file);
+    auto text = aoe::detail::read_input_file(file, "a kernel catalogue, docs/ascend.md");
+    if (!text) return text.error();
+    return parse(*text, file);
   }
 
   /// Parses a catalogue; `file` names it in errors and anchors relative binary paths.
   [[nodiscard]] static Result<KernelCatalog> parse(std::string_view text,
                                                    const std::filesystem::path& file) {
     const std::string where = file.string();
-    boost::system::error_code ec;
-    const boost::json::value doc = boost::json::parse(text, ec);
-    if (ec) {
-      return make_error(Errc::parse_error, where + ": not valid JSON (" + ec.message() + ")");
-    }
+    auto parsed = aoe::detail::parse_json(text, where);
+    if (!parsed) return parsed.error();
+    const boost::json::value& doc = *parsed;
     const auto bad = [&](const std::string& pointer, const std::string& expected) {
       return make_error(Errc::schema_error, where + ": " + pointer + ": expected " + expected);
     };

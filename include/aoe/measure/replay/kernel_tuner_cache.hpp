@@ -13,6 +13,7 @@
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <limits>
 #include <optional>
@@ -76,6 +77,11 @@ namespace detail {
       const auto* s = (*arr)[i].if_string();
       if (s == nullptr) {
         return schema_error(path, "/tune_params_keys/" + std::to_string(i), "a string", &(*arr)[i]);
+      }
+      if (std::find(keys.begin(), keys.end(), std::string_view(*s)) != keys.end()) {
+        return schema_error(
+            path, "/tune_params_keys/" + std::to_string(i),
+            "a parameter name not listed before ('" + std::string(*s) + "' is listed twice)");
       }
       keys.emplace_back(*s);
     }

@@ -4,6 +4,8 @@
 #define AOE_MEASURE_SIMULATOR_SOC_HPP
 
 #include "aoe/core/error.hpp"
+#include "aoe/detail/parse_json.hpp"
+#include "aoe/detail/read_input.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/value.hpp>
@@ -151,13 +153,11 @@ struct Soc {
   /// field of this struct by its name, overriding the base. Errors name the file and the JSON
   /// pointer of the offending field.
   [[nodiscard]] static Result<Soc> from_json_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return make_error(Errc::io_error, path + ": cannot open the SoC description");
-    std::stringstream text;
-    text << in.rdbuf();
-    boost::system::error_code ec;
-    const boost::json::value doc = boost::json::parse(text.str(), ec);
-    if (ec) return make_error(Errc::parse_error, path + ": not valid JSON: " + ec.message());
+    auto text = aoe::detail::read_input_file(path, "a SoC description, docs/simulator.md");
+    if (!text) return make_error(Errc::io_error, text.error().message);  // io_error, as before
+    auto parsed = aoe::detail::parse_json(*text, path);
+    if (!parsed) return parsed.error();
+    const boost::json::value& doc = *parsed;
     if (!doc.is_object()) {
       return make_error(Errc::schema_error, path + ": expected a JSON object at ''");
     }

@@ -5,7 +5,8 @@
 #define AOE_JOBS_GDAT_DETAIL_JSON_INPUT_HPP
 
 #include "aoe/core/error.hpp"
-#include "aoe/graph/detail/parse_json.hpp"
+#include "aoe/detail/parse_json.hpp"
+#include "aoe/detail/read_input.hpp"
 
 #include <boost/json/value.hpp>
 
@@ -24,18 +25,16 @@ namespace aoe::gdat::detail {
 /// The whole text of `file`; `what` says what the file should be, for the message.
 [[nodiscard]] inline Result<std::string> read_text(const std::filesystem::path& file,
                                                    std::string_view what) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) {
-    return make_error(Errc::not_found, file.string() + ": cannot open the file (expected " +
-                                           std::string(what) + ")");
-  }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  return aoe::detail::read_input_file(file, what);
 }
 
-/// Parses JSON text; a syntax error names `source:line:column` (graph/detail/parse_json.hpp).
+/// Parses JSON text; a syntax error names `source:line:column` (aoe/detail/parse_json.hpp:
+/// duplicate keys and numbers out of range are errors too).
 using aoe::detail::parse_json;
+
+/// The largest number a GDAT input takes (1e15: 31 years in microseconds): sums over millions
+/// of gradients stay finite, so no result file ever holds an infinity.
+inline constexpr double max_number = 1e15;
 
 /// Errors of one input file: "<source>: <pointer>: <what>".
 class InputErrors {
@@ -76,10 +75,12 @@ class InputErrors {
     }
     if (!v->is_number()) return fail(Errc::schema_error, ptr, "expected " + expected);
     const double x = v->to_number<double>();
-    if (!std::isfinite(x) || x < lo || (strict && x <= lo)) {
+    if (!std::isfinite(x) || x < lo || (strict && x <= lo) || x > max_number) {
       std::ostringstream found;
       found << x;
-      return fail(Errc::schema_error, ptr, "expected " + expected + ", found " + found.str());
+      return fail(Errc::schema_error, ptr,
+                  "expected " + expected + (x > max_number ? " up to 1e15" : "") + ", found " +
+                      found.str());
     }
     return x;
   }

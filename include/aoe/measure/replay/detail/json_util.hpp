@@ -4,9 +4,9 @@
 #define AOE_MEASURE_REPLAY_DETAIL_JSON_UTIL_HPP
 
 #include "aoe/core/error.hpp"
+#include "aoe/detail/parse_json.hpp"
 #include "aoe/space/value.hpp"
 
-#include <boost/json/stream_parser.hpp>
 #include <boost/json/value.hpp>
 
 #include <cstddef>
@@ -31,28 +31,10 @@ namespace aoe::replay::detail {
   return out;
 }
 
-/// Parses `text`; on failure the error names the file and the byte where parsing stopped.
+/// Parses `text` strictly (aoe/detail/parse_json.hpp); errors name the file, line and column.
 [[nodiscard]] inline Result<boost::json::value> parse_json(std::string_view text,
                                                            const std::string& path) {
-  boost::json::stream_parser parser;
-  boost::system::error_code ec;
-  const std::size_t used = parser.write_some(text.data(), text.size(), ec);
-  if (!ec && used < text.size()) {
-    // Trailing non-whitespace after a complete document.
-    return make_error(
-        Errc::parse_error,
-        path + ": unexpected data after the JSON document at byte " + std::to_string(used));
-  }
-  if (!ec) parser.finish(ec);
-  if (!ec && !parser.done()) {
-    return make_error(Errc::parse_error, path + ": the JSON document ends early (after " +
-                                             std::to_string(text.size()) + " bytes)");
-  }
-  if (ec) {
-    return make_error(Errc::parse_error, path + ": not valid JSON at byte " + std::to_string(used) +
-                                             " (" + ec.message() + ")");
-  }
-  return parser.release();
+  return aoe::detail::parse_json(text, path);
 }
 
 /// A JSON number as a double.

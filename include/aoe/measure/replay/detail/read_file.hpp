@@ -4,6 +4,7 @@
 #define AOE_MEASURE_REPLAY_DETAIL_READ_FILE_HPP
 
 #include "aoe/core/error.hpp"
+#include "aoe/detail/read_input.hpp"
 
 #include <zlib.h>
 
@@ -14,17 +15,22 @@
 
 namespace aoe::replay::detail {
 
-/// The contents of `path`, decompressed when it is gzip. Errors name the file.
+/// The contents of `path` (a regular file), decompressed when it is gzip; the file and the
+/// decompressed text are each at most max_input_bytes(). Errors name the file.
 [[nodiscard]] inline Result<std::string> read_maybe_gzip(const std::string& path) {
+  auto fd = aoe::detail::open_input_file(path, "a JSON file, optionally gzip-compressed");
+  if (!fd) return fd.error();
   errno = 0;
-  gzFile file = gzopen(path.c_str(), "rb");
+  gzFile file = gzdopen(*fd, "rb");
   if (file == nullptr) {
     const int e = errno;
-    return make_error(e == ENOENT ? Errc::not_found : Errc::io_error,
+    ::close(*fd);
+    return make_error(Errc::io_error,
                       path + ": cannot open (" +
                           (e != 0 ? std::string(std::strerror(e)) : std::string("zlib error")) +
                           ")");
   }
+  const std::uint64_t limit = aoe::max_input_bytes();
   gzbuffer(file, 1U << 17U);
   std::string text;
   char buffer[1U << 16U];
@@ -32,6 +38,10 @@ namespace aoe::replay::detail {
     const int n = gzread(file, buffer, sizeof buffer);
     if (n > 0) {
       text.append(buffer, static_cast<std::size_t>(n));
+      if (text.size() > limit) {
+        gzclose(file);
+        return aoe::detail::input_too_large(path + " (decompressed)", text.size());
+      }
       continue;
     }
     if (n == 0) break;

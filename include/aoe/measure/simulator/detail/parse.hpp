@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <initializer_list>
 #include <numeric>
 #include <string>
 #include <string_view>
@@ -26,6 +27,18 @@ namespace aoe::sim::detail {
     if (plus == std::string::npos) return out;
     start = plus + 1;
   }
+}
+
+/// The largest magnitude of an integer attribute the simulator prices: 2^24.
+inline constexpr std::int64_t max_int_attribute = std::int64_t{1} << 24;
+
+/// a*b*c*d, or -1 when it overflows 64 bits.
+[[nodiscard]] inline std::int64_t checked_product(std::initializer_list<std::int64_t> factors) {
+  std::int64_t p = 1;
+  for (const auto f : factors) {
+    if (__builtin_mul_overflow(p, f, &p)) return -1;
+  }
+  return p;
 }
 
 [[nodiscard]] inline std::vector<std::int64_t> int_list(const OperatorDesc& op,
@@ -121,6 +134,23 @@ inline constexpr std::array<DataMovement, 12> data_movement_ops{{
       if (d <= 0) {
         return bad(std::string(input ? "input " : "output ") + std::to_string(index) +
                    " has a non-positive dimension " + std::to_string(d));
+      }
+    }
+    if (auto problem = t.size_problem()) {
+      return bad(std::string(input ? "input " : "output ") + std::to_string(index) + ": " +
+                 *problem);
+    }
+  }
+  // Integer attributes (axes, pads, strides, kernel sizes, groups) are small in any real model;
+  // the bound keeps the geometry arithmetic below in range.
+  for (const auto& [name, value] : op.attributes) {
+    std::vector<std::int64_t> ints;
+    if (const auto* v = std::get_if<std::vector<std::int64_t>>(&value)) ints = *v;
+    if (const auto* i = std::get_if<std::int64_t>(&value)) ints = {*i};
+    for (const auto i : ints) {
+      if (i < -max_int_attribute || i > max_int_attribute) {
+        return bad("attribute '" + name + "' = " + std::to_string(i) +
+                   " is out of range (expected at most 2^24 in magnitude)");
       }
     }
   }
@@ -268,10 +298,14 @@ inline constexpr std::array<DataMovement, 12> data_movement_ops{{
     } else {
       const auto pads = int_list(op, "pads", {0, 0, 0, 0});
       if (pads.size() != 4) return bad("attribute 'pads' must be [top, bottom, left, right]");
+      for (const auto p : pads) {
+        if (p < 0) return bad("attribute 'pads' must be non-negative");
+      }
       ho = (h + pads[0] + pads[1] - ((kh - 1) * dh + 1)) / sh + 1;
       wo = (wd + pads[2] + pads[3] - ((kw - 1) * dw + 1)) / sw + 1;
     }
     if (ho <= 0 || wo <= 0) return bad("the window is larger than the padded input");
+    if (checked_product({nb, cout, ho, wo}) < 0) return bad("the output's size overflows");
     if (!op.outputs.empty() && out_elements != nb * cout * ho * wo) {
       return bad("inconsistent shapes: output has " + std::to_string(out_elements) +
                  " elements, expected N*Cout*Ho*Wo = " + std::to_string(nb * cout * ho * wo));
@@ -333,6 +367,10 @@ inline constexpr std::array<DataMovement, 12> data_movement_ops{{
     const auto strides = int_list(op, "strides", {1, 1});
     const auto pads = int_list(op, "pads", {0, 0, 0, 0});
     if (pads.size() != 4) return bad("attribute 'pads' must be [top, bottom, left, right]");
+    for (const auto p : pads) {
+      if (p < 0) return bad("attribute 'pads' must be non-negative");
+    }
+    if (strides.empty()) return bad("attribute 'strides' must not be empty");
     const std::int64_t sh = strides.size() == 4 ? strides[nhwc ? 1 : 2] : strides[0];
     const std::int64_t sw =
         strides.size() == 4 ? strides[nhwc ? 2 : 3] : strides[strides.size() > 1 ? 1 : 0];
@@ -340,6 +378,7 @@ inline constexpr std::array<DataMovement, 12> data_movement_ops{{
     const std::int64_t ho = (h + pads[0] + pads[1] - kh) / sh + 1;
     const std::int64_t wo = (wd + pads[2] + pads[3] - kw) / sw + 1;
     if (ho <= 0 || wo <= 0) return bad("the window is larger than the padded input");
+    if (checked_product({nb, c, mult, ho, wo}) < 0) return bad("the output's size overflows");
     const std::int64_t expect = nb * c * mult * ho * wo;
     if (!op.outputs.empty() && out_elements != expect) {
       return bad("inconsistent shapes: output has " + std::to_string(out_elements) +
@@ -366,6 +405,11 @@ inline constexpr std::array<DataMovement, 12> data_movement_ops{{
     if (head == "LayerNorm") {
       auto b = int_list(op, "begin_norm_axis", {-1});
       std::int64_t a0 = b.empty() ? -1 : b[0];
+      if (a0 < -rank || a0 >= rank) {
+        return bad("attribute 'begin_norm_axis' = " + std::to_string(a0) +
+                   " is out of range for a rank-" + std::to_string(rank) + " input (expected " +
+                   std::to_string(-rank) + " to " + std::to_string(rank - 1) + ")");
+      }
       if (a0 < 0) a0 += rank;
       for (std::int64_t a = a0; a < rank; ++a) axes.push_back(a);
     } else {
@@ -377,7 +421,10 @@ inline constexpr std::array<DataMovement, 12> data_movement_ops{{
     std::vector<bool> reduced(static_cast<std::size_t>(rank), false);
     for (auto a : axes) {
       if (a < 0) a += rank;
-      if (a < 0 || a >= rank) return bad("axis " + std::to_string(a) + " is out of range");
+      if (a < 0 || a >= rank) {
+        return bad("attribute 'axes': axis " + std::to_string(a) + " is out of range for a rank-" +
+                   std::to_string(rank) + " input");
+      }
       reduced[static_cast<std::size_t>(a)] = true;
     }
     std::int64_t row = 1;

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Runs every libFuzzer target for a while (docs/reliability.md#fuzzing):
+#   fuzz/run.sh [seconds per target, default 15] [build dir, default build/fuzz]
+# Builds the targets first (fuzz/build.sh). Each target starts from its seed corpus
+# fuzz/corpus/<target>/ (read only) and grows a working corpus in <build dir>/corpus/<target>/.
+# A finding stops its target and leaves crash-*/leak-*/timeout-* in <build dir>/findings/; the
+# script then exits 1 after the others ran. Prints one line per target: execs/s, cov, ft.
+# CI runs it with 15 s per target; fuzz/run_long.sh runs it long.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+seconds="${1:-15}"
+out="${2:-build/fuzz}"
+fuzz/build.sh "$out"
+targets=(model knowledge_bank graph_bank gdat_bank profile cluster kernel_tuner t4)
+[[ -x "$out/aoe_fuzz_onnx" ]] && targets+=(onnx)
+mkdir -p "$out/findings"
+failed=()
+for t in "${targets[@]}"; do
+  mkdir -p "$out/corpus/$t"
+  binary="$out/aoe_fuzz"
+  [[ $t == onnx ]] && binary="$out/aoe_fuzz_onnx"
+  log="$out/$t.log"
+  # -rss_limit_mb: the inputs are small; -timeout: one input taking over 10 s is a finding.
+  if AOE_FUZZ_TARGET="$t" "$binary" "$out/corpus/$t" "fuzz/corpus/$t" \
+    -max_total_time="$seconds" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
+    -print_final_stats=1 -artifact_prefix="$out/findings/$t-" >"$log" 2>&1; then
+    status=ok
+  else
+    status=FINDING
+    failed+=("$t")
+  fi
+  execs=$(grep -m1 'stat::number_of_executed_units' "$log" | awk '{print $2}')
+  rate=$(grep -m1 'stat::average_exec_per_sec' "$log" | awk '{print $2}')
+  last=$(grep -E '^#[0-9]+' "$log" | tail -n1)
+  cov=$(sed -n 's/.* cov: \([0-9]*\).*/\1/p' <<<"$last")
+  ft=$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<<"$last")
+  printf '%-15s %-8s %6ss execs=%-9s execs/s=%-7s cov=%-6s ft=%s\n' "$t" "$status" "$seconds" \
+    "${execs:-?}" "${rate:-?}" "${cov:-?}" "${ft:-?}"
+done
+if [[ ${#failed[@]} -gt 0 ]]; then
+  echo "fuzz/run.sh: findings in: ${failed[*]} (see $out/findings/ and $out/<target>.log)" >&2
+  exit 1
+fi
