@@ -2,6 +2,7 @@
 #include "search/search_quality.hpp"
 #include <aoe/search/bayesian/acquisition.hpp>
 #include <aoe/search/bayesian/bayesian.hpp>
+#include <aoe/search/bayesian/feasibility.hpp>
 #include <aoe/search/bayesian/gaussian_process.hpp>
 #include <aoe/search/bayesian/matern52.hpp>
 #include <aoe/search/bayesian/squared_exponential.hpp>
@@ -10,7 +11,10 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstddef>
+#include <cstdint>
 #include <set>
 #include <vector>
 
@@ -23,7 +27,10 @@ template <class Kernel, class Acquisition>
 struct Light : aoe::Bayesian<aoe::GaussianProcess<Kernel>, Acquisition> {
   Light()
       : aoe::Bayesian<aoe::GaussianProcess<Kernel>, Acquisition>(
-            aoe::BayesianOptions{.candidates = 128, .local_candidates = 32, .max_observations = 48},
+            aoe::BayesianOptions{.candidates = 128,
+                                 .local_candidates = 32,
+                                 .max_observations = 48,
+                                 .max_active = 96},
             aoe::GaussianProcess<Kernel>(aoe::GaussianProcessOptions{.length_grid = {0.1, 0.3, 1.0},
                                                                      .noise_grid = {1e-4, 1e-2},
                                                                      .ard_sweeps = 1,
@@ -212,4 +219,89 @@ TEST_CASE("Bayesian search measures its initial configurations, then a spread de
   trials.push_back({optimum, l.evaluate(l.space, optimum)});
   bo.observe(trials);
   for (const auto& c : bo.propose(10)) CHECK(c != optimum);
+}
+
+namespace {
+
+// 12 x 12 x 6 points; everything with a >= 6 fails to compile (half the space), the rest is a
+// bowl centred at (3, 7, 2).
+struct HalfFailing {
+  aoe::Space space{{aoe::range("a", 0, 11), aoe::range("b", 0, 11), aoe::range("c", 0, 5)}};
+  [[nodiscard]] aoe::Measurement operator()(const aoe::Configuration& c) const {
+    if (c[0] >= 6) return aoe::Measurement::failure(aoe::Status::compile, "a >= 6");
+    const auto sq = [](double x) { return x * x; };
+    return aoe::Measurement::success(1e-3 *
+                                     (1 + sq(c[0] - 3.0) + sq(c[1] - 7.0) / 2 + sq(c[2] - 2.0)));
+  }
+};
+
+// Failures Bayesian search proposes after its initial design, in `budget` evaluations.
+std::size_t failures_after_design(const aoe::BayesianOptions& options, std::size_t budget,
+                                  std::uint64_t seed) {
+  const HalfFailing f;
+  aoe::Bayesian<> bo(options);
+  bo.start(f.space, seed);
+  std::size_t failures = 0;
+  for (std::size_t i = 0; i < budget; ++i) {
+    const auto c = bo.propose(1);
+    if (c.empty()) break;
+    const std::vector<aoe::Trial> t{{c[0], f(c[0]), i + 1}};
+    if (i >= options.initial_samples && !t[0].measurement.ok()) ++failures;
+    bo.observe(t);
+  }
+  return failures;
+}
+
+}  // namespace
+
+TEST_CASE("the feasibility model keeps Bayesian search out of the failing half of a space") {
+  using namespace aoe;
+  // Half the space fails; random search would waste half its proposals there.
+  std::size_t failures = 0;
+  for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+    failures += failures_after_design(BayesianOptions{}, 80, seed);
+  }
+  MESSAGE("failures among 3 x 70 proposals after the design: ", failures);
+  CHECK(failures < 3 * 70 / 7);
+}
+
+TEST_CASE("KernelFeasibility: near failures low, near successes high, prior elsewhere") {
+  using namespace aoe;
+  Matern52 k{.length_scales = {0.1}};
+  KernelFeasibility f;
+  const std::vector<double> candidates{0.05, 0.5, 0.95};
+  f.set_candidates(k, candidates, 1);
+  const std::vector<double> ok{0.06};
+  const std::vector<double> bad{0.94};
+  for (int i = 0; i < 3; ++i) {
+    f.add(k, ok, true, candidates);
+    f.add(k, bad, false, candidates);
+  }
+  Eigen::VectorXd p;
+  f.probabilities(p);
+  CHECK(p(0) > 0.8);
+  CHECK(p(2) < 0.2);
+  CHECK(p(1) == doctest::Approx(0.5).epsilon(0.1));  // far from both: the overall rate, 1/2
+  // Recomputed from the stored points for a new candidate set: the same values.
+  f.set_candidates(k, candidates, 1);
+  Eigen::VectorXd q;
+  f.probabilities(q);
+  CHECK((p - q).cwiseAbs().maxCoeff() < 1e-12);
+}
+
+TEST_CASE("the surrogate's active set stays bounded on long runs") {
+  using namespace aoe;
+  const auto l = test::tiled_kernel();
+  Bayesian<> bo(BayesianOptions{.candidates = 256, .max_observations = 40, .max_active = 60});
+  bo.start(l.space, 5);
+  std::size_t largest = 0;
+  for (std::size_t i = 0; i < 300; ++i) {
+    const auto c = bo.propose(1);
+    REQUIRE(c.size() == 1);
+    const std::vector<Trial> t{{c[0], l.evaluate(l.space, c[0]), i + 1}};
+    bo.observe(t);
+    largest = std::max(largest, bo.surrogate().size());
+  }
+  CHECK(largest <= 60);
+  CHECK(largest >= 40);
 }

@@ -217,3 +217,63 @@ TEST_CASE("aoe-bench record writes a Kernel Tuner cache that replays (needs an O
   REQUIRE_FALSE(bad.has_value());
   CHECK(bad.error().message.find("--kernel 'fft'") != std::string::npos);
 }
+
+TEST_CASE("aoe-bench: --cartesian fills the product with failures; the optimum is unchanged") {
+  aoe::test::TempDir dir("aoe_bench_cartesian");
+  const auto path =
+      dir.write("tiny.json", aoe::test::kernel_tuner_cache(aoe::test::tiny_entries()));
+  auto recorded = aoe_bench::load_problem(path);
+  auto cartesian = aoe_bench::load_problem(path, true);
+  REQUIRE(recorded.has_value());
+  REQUIRE(cartesian.has_value());
+  CHECK(recorded->configurations == 9);
+  CHECK(cartesian->configurations == 12);  // 3 x 2 x 2
+  CHECK(cartesian->valid_configurations == recorded->valid_configurations);
+  CHECK(cartesian->optimum() == recorded->optimum());
+  CHECK(cartesian->name == recorded->name + "@cartesian");
+  // A configuration the file does not hold (a=4, b=1, c=x) is part of the space and fails.
+  const aoe::Configuration absent{2, 1, 0};
+  CHECK(cartesian->space->is_valid(absent));
+  CHECK_FALSE(recorded->space->is_valid(absent));
+  const std::vector<aoe::Configuration> batch{absent};
+  const auto m = cartesian->measure(*cartesian->space, batch);
+  REQUIRE(m.size() == 1);
+  CHECK_FALSE(m[0].ok());
+  CHECK(m[0].status == aoe::Status::constraints);
+  // Random search's expectation counts the absent ones as draws that find nothing.
+  CHECK(cartesian->baseline.expected_fraction(1) < recorded->baseline.expected_fraction(1));
+}
+
+TEST_CASE("aoe-bench: --transfer starts from the other devices' best, never the input's own") {
+  aoe::test::TempDir dir("aoe_bench_transfer");
+  auto other = aoe::test::tiny_entries();
+  for (auto& e : other) {
+    if (e.a == 4 && e.b == 0 && e.c[0] == 'y') e.time_ms = 0.5;  // another device's best
+  }
+  std::vector<aoe_bench::Problem> problems;
+  for (const auto& [name, entries] :
+       {std::pair{"one.json", aoe::test::tiny_entries()}, std::pair{"two.json", other}}) {
+    auto p = aoe_bench::load_problem(dir.write(name, aoe::test::kernel_tuner_cache(entries)));
+    REQUIRE(p.has_value());
+    problems.push_back(std::move(*p));
+  }
+  aoe_bench::add_transfer(problems, 2);
+  // one.json gets two.json's best two: (4,0,y) at 0.5 ms, then (2,1,x) at 1 ms.
+  REQUIRE(problems[0].transfer.size() == 2);
+  CHECK(problems[0].transfer[0] == aoe::Configuration{2, 0, 1});
+  CHECK(problems[0].transfer[1] == aoe::Configuration{1, 1, 0});
+  REQUIRE(problems[0].transfer_sources.size() == 1);
+  CHECK(problems[0].transfer_sources[0] == "two");
+  // two.json gets one.json's best two: (2,1,x) at 1 ms, then (4,0,y) at 2 ms.
+  REQUIRE(problems[1].transfer.size() == 2);
+  CHECK(problems[1].transfer[0] == aoe::Configuration{1, 1, 0});
+  // With transfer on, annealing measures them first.
+  aoe_bench::Settings settings{.budget = 2, .budget_seconds = {}, .repeats = 1, .seed = 3};
+  settings.transfer = true;
+  auto results = aoe_bench::run_experiment(problems, {"annealing"}, settings);
+  REQUIRE(results.has_value());
+  // one.json's optimum (1 ms at (2,1,x)) is two.json's second best: found within 2.
+  CHECK((*results)[0].strategies[0].fraction_of_optimum.at(2) == doctest::Approx(1.0));
+  const auto json = boost::json::serialize(aoe_bench::to_json(*results, settings));
+  CHECK(json.find("\"transfer_sources\":[\"two\"]") != std::string::npos);
+}

@@ -57,6 +57,9 @@ std::vector<double> run_once(const Problem& problem, const std::string& strategy
   const std::optional<double> seconds = settings.budget_seconds;
   aoe::SearchStart start;
   if (settings.start_from_default) start.initial = problem.defaults;
+  if (settings.transfer) {
+    start.initial.insert(start.initial.end(), problem.transfer.begin(), problem.transfer.end());
+  }
   auto policy = aoe::make_search(strategy, start);
   aoe::Tuner<aoe::AnySearch, ProblemRunner> tuner(std::move(*policy), ProblemRunner{&problem},
                                                   aoe::TunerOptions{.seed = seed});
@@ -136,7 +139,7 @@ StrategyResult summarise(const Problem& problem, const std::string& name,
     for (std::size_t r = 0; r < n; ++r) sum += fraction(runs[r][k - 1]);
     s.fraction_of_optimum[k] = sum / static_cast<double>(n);
   }
-  for (const double p : {0.95, 0.99}) {
+  for (const double p : {0.95, 0.98, 0.99}) {
     std::vector<double> reached(n, inf);
     for (std::size_t r = 0; r < n; ++r) {
       for (std::size_t k = 0; k < length; ++k) {
@@ -156,9 +159,43 @@ StrategyResult summarise(const Problem& problem, const std::string& name,
 
 }  // namespace
 
-aoe::Result<Problem> load_problem(const std::string& input) {
+namespace {
+
+// The Cartesian product of a recording's parameters; absent configurations fail.
+aoe::replay::Recording cartesian_of(const aoe::replay::Recording& r) {
+  const auto& parameters = r.space().parameters();
+  aoe::replay::Recording out(r.name() + "@cartesian", r.path(), parameters);
+  out.device = r.device;
+  out.kernel = r.kernel;
+  out.objective = r.objective;
+  aoe::Configuration c(parameters.size(), 0);
+  const std::size_t dims = parameters.size();
+  while (true) {
+    if (const auto* e = r.find(c)) {
+      out.add(c, *e);
+    } else {
+      aoe::replay::RecordedEntry failed;
+      failed.status = aoe::Status::constraints;
+      failed.marker = "absent from the recording (Cartesian product)";
+      out.add(c, std::move(failed));
+    }
+    std::size_t d = dims;
+    while (d > 0) {
+      --d;
+      if (++c[d] < parameters[d].size()) break;
+      c[d] = 0;
+      if (d == 0) return out;
+    }
+    if (dims == 0) return out;
+  }
+}
+
+}  // namespace
+
+aoe::Result<Problem> load_problem(const std::string& input, bool cartesian) {
   auto recording = aoe::replay::load(input);
   if (!recording) return recording.error();
+  if (cartesian) recording = cartesian_of(*recording);
   Problem p;
   p.source = input;
   p.name = recording->name();
@@ -177,6 +214,62 @@ aoe::Result<Problem> load_problem(const std::string& input) {
     return runner->measure(view, batch);
   };
   return p;
+}
+
+void add_transfer(std::vector<Problem>& problems, std::size_t top) {
+  const auto same_parameters = [](const aoe::Space& a, const aoe::Space& b) {
+    if (a.dimensions() != b.dimensions()) return false;
+    for (std::size_t d = 0; d < a.dimensions(); ++d) {
+      const auto& pa = a.parameter(d);
+      const auto& pb = b.parameter(d);
+      if (pa.name() != pb.name() || pa.size() != pb.size()) return false;
+      for (std::uint32_t i = 0; i < pa.size(); ++i) {
+        if (pa.numeric(i) != pb.numeric(i)) return false;
+      }
+    }
+    return true;
+  };
+  // Each recording's valid configurations, best first (ties: recording order).
+  std::vector<std::vector<aoe::Configuration>> ranked(problems.size());
+  for (std::size_t q = 0; q < problems.size(); ++q) {
+    if (!problems[q].recording) continue;
+    const auto& r = *problems[q].recording;
+    std::vector<std::size_t> order;
+    for (std::size_t i = 0; i < r.entries().size(); ++i) {
+      if (r.entries()[i].status == aoe::Status::correct) order.push_back(i);
+    }
+    const std::size_t k = std::min(top, order.size());
+    std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k), order.end(),
+                      [&](std::size_t a, std::size_t b) {
+                        return r.entries()[a].value < r.entries()[b].value ||
+                               (r.entries()[a].value == r.entries()[b].value && a < b);
+                      });
+    for (std::size_t i = 0; i < k; ++i) ranked[q].push_back(r.recorded()[order[i]]);
+  }
+  for (std::size_t p = 0; p < problems.size(); ++p) {
+    auto& target = problems[p];
+    target.transfer.clear();
+    target.transfer_sources.clear();
+    if (!target.recording) continue;
+    std::vector<std::size_t> sources;
+    for (std::size_t q = 0; q < problems.size(); ++q) {
+      if (q != p && problems[q].recording && problems[q].source != target.source &&
+          same_parameters(*problems[q].space, *target.space)) {
+        sources.push_back(q);
+        target.transfer_sources.push_back(problems[q].name);
+      }
+    }
+    for (std::size_t rank = 0; rank < top; ++rank) {
+      for (const std::size_t q : sources) {
+        if (rank >= ranked[q].size()) continue;
+        const auto& c = ranked[q][rank];
+        if (std::find(target.transfer.begin(), target.transfer.end(), c) == target.transfer.end() &&
+            target.space->is_valid(c)) {
+          target.transfer.push_back(c);
+        }
+      }
+    }
+  }
 }
 
 std::vector<std::size_t> report_points(std::size_t budget) {

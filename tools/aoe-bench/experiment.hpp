@@ -37,13 +37,29 @@ struct Problem {
   /// The input's own default configuration, if it has one (a simulator operator's built-in
   /// heuristic; recorded spaces have none): what `Settings::start_from_default` starts from.
   std::vector<aoe::Configuration> defaults;
-  std::size_t configurations = 0;        ///< configurations of the space (failed included)
-  std::size_t valid_configurations = 0;  ///< of which measured correctly
+  /// Configurations measured first when `Settings::transfer` is on: the best recorded
+  /// configurations of the other inputs with the same parameters (other devices), interleaved
+  /// by rank (`add_transfer`).
+  std::vector<aoe::Configuration> transfer;
+  std::vector<std::string> transfer_sources;  ///< the inputs `transfer` came from
+  std::size_t configurations = 0;             ///< configurations of the space (failed included)
+  std::size_t valid_configurations = 0;       ///< of which measured correctly
   [[nodiscard]] double optimum() const { return baseline.optimum(); }
 };
 
 /// A recorded space from a Kernel Tuner cache or T4 results file (.json or .json.gz).
-[[nodiscard]] aoe::Result<Problem> load_problem(const std::string& input);
+/// `cartesian`: the space is the Cartesian product of the recorded parameter values, and each
+/// configuration the file does not hold (it violated the kernel's restrictions) is a failure
+/// that costs an evaluation (status `constraints`, no device time): the counting of the TEVC
+/// 2022 benchmark (Schoonhoven et al.), where most of a space may fail. The name gets
+/// "@cartesian".
+[[nodiscard]] aoe::Result<Problem> load_problem(const std::string& input, bool cartesian = false);
+
+/// Transfer across devices, leaving each input's own recording out: for every recorded
+/// problem, `Problem::transfer` becomes the `top` best configurations of each other recorded
+/// problem with the same parameters (same names and values, so the same kernel recorded on
+/// other devices), rank 1 of every source first, then rank 2, ..., without repeats.
+void add_transfer(std::vector<Problem>& problems, std::size_t top);
 
 /// The operator spaces of the reference simulator named by `sim:<workload>[@<SoC>]`:
 /// <workload> is an operator of include/aoe/measure/simulator/workloads.hpp by name
@@ -67,6 +83,8 @@ struct Settings {
   /// ensemble) measure each input's `Problem::defaults` first, as a tuner started from a
   /// runner's default does; grid and random search never do (they are the baselines).
   bool start_from_default = false;
+  /// The same policies measure each input's `Problem::transfer` first (after its defaults).
+  bool transfer = false;
   /// Called after each repetition with (repetitions done, total), from the worker threads but
   /// never by two at once; for a progress display. Empty: nothing is called.
   std::function<void(std::size_t, std::size_t)> on_progress{};

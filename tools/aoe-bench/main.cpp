@@ -5,7 +5,7 @@
 //   aoe-bench --input FILE... --strategy NAME[,NAME...] --budget N [--budget-seconds S]
 //             --repeats R --seed S --json OUT [--plot OUT.svg] [--threads T]
 //             [--start-from-default] [--cutoff P] [--cutoff-start P] [--cutoff-valid-only]
-//             [--max-score-evaluations N]
+//             [--max-score-evaluations N] [--cartesian] [--transfer [--transfer-top K]]
 //
 // Exit codes: 0 success; 1 internal error; 2 bad usage (flags, unknown strategy); 3 an input
 // could not be read (missing, corrupt, wrong schema); 4 an output could not be written.
@@ -111,6 +111,20 @@ int main(int argc, char** argv) {
                "annealing, evolutionary, bayesian and ensemble measure the input's default "
                "configuration first (a simulator operator's built-in heuristic; recorded spaces "
                "have none); grid and random search never do");
+  bool cartesian = false;
+  app.add_flag("--cartesian", cartesian,
+               "recorded spaces: search the Cartesian product of the recorded parameter values; "
+               "configurations absent from the file fail (status constraints) and cost an "
+               "evaluation, as in the TEVC 2022 benchmark (name suffix @cartesian)");
+  std::size_t transfer_top = 2;
+  app.add_flag("--transfer", settings.transfer,
+               "transfer across devices: annealing, evolutionary, bayesian and ensemble first "
+               "measure the best --transfer-top configurations of every other input with the "
+               "same parameters (the same kernel on other devices; the input's own recording is "
+               "left out)");
+  app.add_option("--transfer-top", transfer_top,
+                 "with --transfer: configurations taken from each other input (2)")
+      ->check(CLI::PositiveNumber);
   app.footer(
       "Exit codes: 0 ok, 1 internal error, 2 bad usage, 3 unreadable input, 4 unwritable "
       "output. See docs/research.md.");
@@ -151,13 +165,14 @@ int main(int argc, char** argv) {
         for (auto& p : *sims) problems.push_back(std::move(p));
         continue;
       }
-      auto problem = aoe_bench::load_problem(input);
+      auto problem = aoe_bench::load_problem(input, cartesian);
       if (!problem) {
         std::fprintf(stderr, "aoe-bench: --input: %s\n", problem.error().what().c_str());
         return exit_input;
       }
       problems.push_back(std::move(*problem));
     }
+    if (settings.transfer) aoe_bench::add_transfer(problems, transfer_top);
     // Progress on a terminal only (stderr): repetitions done of total, elapsed, time left.
     const bool terminal = ::isatty(::fileno(stderr)) == 1;
     const auto started = std::chrono::steady_clock::now();

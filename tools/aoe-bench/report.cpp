@@ -47,6 +47,12 @@ boost::json::value to_json(const std::vector<ProblemResult>& results, const Sett
     in["optimum"] = number_or_null(p.optimum());
     in["configurations"] = p.configurations;
     in["valid_configurations"] = p.valid_configurations;
+    if (settings.transfer) {
+      boost::json::array sources;
+      for (const auto& s : p.transfer_sources) sources.push_back(boost::json::value(s));
+      in["transfer_sources"] = std::move(sources);
+      in["transfer_configurations"] = p.transfer.size();
+    }
     boost::json::object random;
     for (const std::size_t k : report_points(settings.budget)) {
       random[std::to_string(k)] = p.baseline.expected_fraction(k);
@@ -75,6 +81,7 @@ boost::json::value to_json(const std::vector<ProblemResult>& results, const Sett
       o["best_so_far_mean"] = curve(s.best_mean);
       o["best_so_far_q1"] = curve(s.best_q1);
       o["best_so_far_q3"] = curve(s.best_q3);
+      o["fraction_of_optimum_mean"] = curve(s.fraction_mean);
       boost::json::array evals;
       for (const auto e : s.evaluations_run) evals.push_back(e);
       o["evaluations_run"] = std::move(evals);
@@ -94,6 +101,7 @@ boost::json::value to_json(const std::vector<ProblemResult>& results, const Sett
   run["methodology_cutoff_start"] = settings.methodology.cutoff_start;
   run["methodology_count_failures"] = settings.methodology.count_failures;
   run["start_from_default"] = settings.start_from_default;
+  run["transfer"] = settings.transfer;
   run["objective_unit"] = "seconds";
   root["settings"] = std::move(run);
   return root;

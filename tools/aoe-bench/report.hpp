@@ -14,9 +14,9 @@ namespace aoe_bench {
 
 /// {"inputs": [{"name", "optimum", "configurations", "valid_configurations", "strategies":
 /// [{"name", "repeats", "budget", "fraction_of_optimum": {"25", "50", "100", "200",
-/// "<budget>"}, "evaluations_to": {"0.95", "0.99"}, "score", "best_so_far_median": [...]}]}]}
-/// plus fields other tools may ignore (documented in docs/research.md). Values the run did
-/// not reach are null.
+/// "<budget>"}, "evaluations_to": {"0.95", "0.98", "0.99"}, "score", "best_so_far_median":
+/// [...]}]}]} plus fields other tools may ignore (documented in docs/research.md). Values the run
+/// did not reach are null.
 [[nodiscard]] boost::json::value to_json(const std::vector<ProblemResult>& results,
                                          const Settings& settings);
 

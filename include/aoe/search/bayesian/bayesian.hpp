@@ -7,6 +7,7 @@
 #include "aoe/core/random.hpp"
 #include "aoe/core/trial.hpp"
 #include "aoe/search/bayesian/acquisition.hpp"
+#include "aoe/search/bayesian/feasibility.hpp"
 #include "aoe/search/bayesian/gaussian_process.hpp"
 #include "aoe/search/bayesian/matern52.hpp"
 #include "aoe/search/detail/initial_design.hpp"
@@ -56,6 +57,19 @@ struct BayesianOptions {
   /// them and an evenly spaced selection of the rest (later ones are appended until the next
   /// refit). Bounds the cost per proposal on long runs; budgets below it use all the data.
   std::size_t max_observations = 300;
+  /// The surrogate holds at most this many observations: once the observations appended since
+  /// the last fit bring it there, it is re-based on a `max_observations` subset as above with
+  /// its hyperparameters kept (no likelihood search), so a proposal's cost stays flat however
+  /// long the run (bench/bayesian_bench.cpp). At least `max_observations`.
+  std::size_t max_active = 600;
+  /// Learn where configurations fail (`KernelFeasibility`, once a failure was observed) and
+  /// propose only among candidates whose probability of measuring correctly is at least
+  /// `feasibility_threshold` (all candidates when none is).
+  bool feasibility = true;
+  double feasibility_threshold = 0.5;
+  /// Failed configurations enter the objective model with a penalty (`GaussianProcessOptions::
+  /// failure_penalty`); false: only the feasibility model learns from them.
+  bool failures_in_surrogate = true;
   /// Spaces with at most this many raw points list their valid points once, so candidates are
   /// drawn exactly uniformly; larger ones are sampled through `Space::sample`.
   double enumerate_raw = 2'000'000;
@@ -125,6 +139,8 @@ class Bayesian {
     alive_.clear();
     in_pool_.clear();
     expanded_.clear();
+    feasibility_.clear();
+    pending_lie_.reset();
     valid_ = 0;
     real_ = 0;
     fitted_at_ = 0;
@@ -132,9 +148,13 @@ class Bayesian {
     best_value_ = std::numeric_limits<double>::infinity();
     if (view->raw_size() <= options_.enumerate_raw) {
       view->for_each_valid([this](const Configuration& c) { all_.push_back(c); });
+      seen_raw_.assign(static_cast<std::size_t>(view->raw_size()), 0);
+    } else {
+      seen_raw_.clear();
     }
     design_ =
         detail::initial_design(*view, options_.initial, options_.initial_samples, visited_, rng_);
+    for (const auto& c : design_) mark_seen(c);
     std::reverse(design_.begin(), design_.end());
   }
 
@@ -151,6 +171,7 @@ class Bayesian {
       if (!c) c = visited_.fresh(*view_, rng_);
       if (!c) break;
       visited_.insert(*c);
+      mark_seen(*c);
       out.push_back(std::move(*c));
     }
     return out;
@@ -158,22 +179,26 @@ class Bayesian {
 
   void observe(std::span<const Trial> trials) {
     if (fitted_) surrogate_.truncate(real_);
+    pending_lie_.reset();
     const Trial* new_best = nullptr;
     for (const auto& t : trials) {
       visited_.insert(t.configuration);  // a trial it did not propose (an ensemble's) is known
+      mark_seen(t.configuration);
       history_.push_back(t);
-      if (t.measurement.ok()) {
+      const bool ok = t.measurement.ok();
+      if (ok) {
         ++valid_;
         if (t.measurement.value < best_value_) {
           best_value_ = t.measurement.value;
           new_best = &t;
         }
       }
-      if (fitted_) {
-        const auto x = view_->encode(t.configuration);
+      const auto x = view_->encode(t.configuration);
+      if (fitted_ && (ok || options_.failures_in_surrogate)) {
         surrogate_.append(x, surrogate_.to_model(t.measurement));
         ++real_;
       }
+      observe_feasibility(x, ok);
     }
     if (!fitted_) return;
     if constexpr (requires(Acquisition & a, const Eigen::VectorXd& m) { a.reward(m); }) {
@@ -196,20 +221,31 @@ class Bayesian {
                         std::max(grown, static_cast<double>(fitted_at_) + 1.0)) {
       refit();
     }
+    if (fitted_ && real_ >= std::max(options_.max_active, options_.max_observations)) {
+      refit(false);
+    }
     for (int attempt = 0; attempt < 2; ++attempt) {
+      // Constant liar (the "min" variant): the previous pick of this batch, not yet measured,
+      // is modelled as if it had measured the best value so far, so the next pick goes
+      // elsewhere. Added only when a further pick is asked for before the observations.
+      if (pending_lie_) {
+        const std::size_t d = view_->dimensions();
+        surrogate_.append(std::span<const double>(coords_.data() + *pending_lie_ * d, d),
+                          surrogate_.best());
+        pending_lie_.reset();
+      }
       surrogate_.candidate_posterior(mean_, sd_);
-      std::size_t j = acquisition_.select(mean_, sd_, alive_, surrogate_.best(), rng_);
+      std::span<const char> alive = live_candidates();
+      std::size_t j = acquisition_.select(mean_, sd_, alive, surrogate_.best(), rng_);
       // A candidate proposed meanwhile by the random fallback is dead, not a second proposal.
       while (j < pool_.size() && visited_.contains(pool_[j])) {
         alive_[j] = 0;
-        j = acquisition_.select(mean_, sd_, alive_, surrogate_.best(), rng_);
+        if (!gated_.empty()) gated_[j] = 0;
+        j = acquisition_.select(mean_, sd_, alive, surrogate_.best(), rng_);
       }
       if (j < pool_.size() && alive_[j]) {
         alive_[j] = 0;
-        // Constant liar (the "min" variant): pretend it measured the best value so far.
-        surrogate_.append(
-            std::span<const double>(coords_.data() + j * view_->dimensions(), view_->dimensions()),
-            surrogate_.best());
+        pending_lie_ = j;
         return pool_[j];
       }
       refit();
@@ -217,28 +253,85 @@ class Bayesian {
     return std::nullopt;
   }
 
-  void refit() {
-    if (history_.size() <= options_.max_observations) {
-      surrogate_.fit(view_, history_);
+  // The candidates the acquisition may pick: the live ones, and once failures were seen, only
+  // those the feasibility model deems likely to measure correctly (if any is).
+  std::span<const char> live_candidates() {
+    if (!feasibility_active()) return alive_;
+    feasibility_.probabilities(feasible_);
+    gated_.assign(alive_.begin(), alive_.end());
+    bool any = false;
+    for (std::size_t j = 0; j < gated_.size(); ++j) {
+      if (gated_[j] && feasible_(static_cast<Eigen::Index>(j)) < options_.feasibility_threshold) {
+        gated_[j] = 0;
+      }
+      any = any || gated_[j];
+    }
+    if (!any) {
+      gated_.clear();
+      return alive_;
+    }
+    return gated_;
+  }
+
+  [[nodiscard]] bool feasibility_active() const {
+    if constexpr (requires(const Surrogate& s, const double* p) { s.kernel()(p, p); }) {
+      return options_.feasibility && feasibility_.failures() > 0;
     } else {
-      std::vector<std::size_t> order(history_.size());
+      return false;
+    }
+  }
+
+  void observe_feasibility(std::span<const double> x, bool ok) {
+    if constexpr (requires(const Surrogate& s, const double* p) { s.kernel()(p, p); }) {
+      if (!options_.feasibility) return;
+      const bool was_active = feasibility_active();
+      feasibility_.add(surrogate_.kernel(), x, ok,
+                       was_active ? std::span<const double>(coords_) : std::span<const double>{});
+      if (!was_active && feasibility_active() && fitted_) {
+        feasibility_.set_candidates(surrogate_.kernel(), coords_, view_->dimensions());
+      }
+    }
+  }
+
+  // Fits the surrogate on the history (a bounded subset of it when long) and redraws the
+  // candidates. `hyperparameters` false: a re-base of the active set that keeps them.
+  void refit(bool hyperparameters = true) {
+    pending_lie_.reset();
+    std::vector<const Trial*> usable;
+    usable.reserve(history_.size());
+    for (const auto& t : history_) {
+      if (options_.failures_in_surrogate || t.measurement.ok()) usable.push_back(&t);
+    }
+    std::vector<Trial> subset;
+    if (usable.size() <= options_.max_observations) {
+      for (const Trial* t : usable) subset.push_back(*t);
+    } else {
+      std::vector<std::size_t> order(usable.size());
       std::iota(order.begin(), order.end(), std::size_t{0});
       const std::size_t half = options_.max_observations / 2;
       std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(half),
                         order.end(), [&](std::size_t a, std::size_t b) {
-                          return detail::score(history_[a]) < detail::score(history_[b]);
+                          return detail::score(*usable[a]) < detail::score(*usable[b]);
                         });
-      std::vector<Trial> subset;
       subset.reserve(options_.max_observations);
-      for (std::size_t i = 0; i < half; ++i) subset.push_back(history_[order[i]]);
-      const std::size_t rest = history_.size() - half;
+      for (std::size_t i = 0; i < half; ++i) subset.push_back(*usable[order[i]]);
+      const std::size_t rest = usable.size() - half;
       const std::size_t more = options_.max_observations - half;
-      for (std::size_t i = 0; i < more; ++i)
-        subset.push_back(history_[order[half + i * rest / more]]);
+      for (std::size_t i = 0; i < more; ++i) {
+        subset.push_back(*usable[order[half + i * rest / more]]);
+      }
+    }
+    if constexpr (requires(Surrogate & s) { s.fit_keeping_hyperparameters(view_, subset); }) {
+      if (!hyperparameters && fitted_) {
+        surrogate_.fit_keeping_hyperparameters(view_, subset);
+      } else {
+        surrogate_.fit(view_, subset);
+      }
+    } else {
       surrogate_.fit(view_, subset);
     }
-    real_ = std::min(history_.size(), options_.max_observations);
-    fitted_at_ = history_.size();
+    real_ = subset.size();
+    if (hyperparameters || !fitted_) fitted_at_ = history_.size();
     fitted_ = true;
     pool_.clear();
     coords_.clear();
@@ -248,7 +341,7 @@ class Bayesian {
     if (!all_.empty()) {
       std::vector<std::size_t> left;
       for (std::size_t i = 0; i < all_.size(); ++i) {
-        if (!visited_.contains(all_[i])) left.push_back(i);
+        if (!seen_raw_[raw_index(all_[i])]) left.push_back(i);
       }
       const std::size_t take = std::min(want, left.size());
       for (std::size_t i = 0; i < take; ++i) {
@@ -276,9 +369,26 @@ class Bayesian {
     }
     alive_.assign(pool_.size(), 1);
     surrogate_.set_candidates(coords_);
+    if constexpr (requires(const Surrogate& s, const double* p) { s.kernel()(p, p); }) {
+      if (feasibility_active()) {
+        feasibility_.set_candidates(surrogate_.kernel(), coords_, view_->dimensions());
+      }
+    }
     if constexpr (requires(Acquisition & a) { a.reset_nominations(); }) {
       acquisition_.reset_nominations();
     }
+  }
+
+  // Position of c in the raw (Cartesian) space, mixed radix: the index into seen_raw_.
+  [[nodiscard]] std::size_t raw_index(const Configuration& c) const {
+    std::size_t r = 0;
+    for (std::size_t d = 0; d < c.size(); ++d) r = r * view_->cardinality(d) + c[d];
+    return r;
+  }
+  // Marks c proposed or observed in seen_raw_ (spaces listed in all_ only): what lets a refit
+  // find the unvisited points without a hash lookup per valid point.
+  void mark_seen(const Configuration& c) {
+    if (!seen_raw_.empty()) seen_raw_[raw_index(c)] = 1;
   }
 
   void push_candidate(Configuration c) {
@@ -333,6 +443,9 @@ class Bayesian {
     const std::size_t d = view_->dimensions();
     surrogate_.add_candidates(
         std::span<const double>(coords_.data() + first * d, (pool_.size() - first) * d));
+    if constexpr (requires(const Surrogate& s, const double* p) { s.kernel()(p, p); }) {
+      if (feasibility_active()) feasibility_.add_candidates(surrogate_.kernel(), coords_, first);
+    }
   }
 
   BayesianOptions options_;
@@ -344,6 +457,7 @@ class Bayesian {
   std::vector<Configuration> design_;  // the initial design still to propose, the next one last
   std::vector<Trial> history_;
   std::vector<Configuration> all_;
+  std::vector<char> seen_raw_;  // per raw point: proposed or observed (when all_ is listed)
   std::vector<Configuration> pool_;
   std::vector<double> coords_;
   std::vector<char> alive_;
@@ -351,6 +465,10 @@ class Bayesian {
   std::unordered_set<Configuration, ConfigurationHash> expanded_;
   Eigen::VectorXd mean_;
   Eigen::VectorXd sd_;
+  KernelFeasibility feasibility_;
+  Eigen::VectorXd feasible_;                // p(feasible) of each candidate
+  std::vector<char> gated_;                 // alive_ and likely feasible (empty: not in use)
+  std::optional<std::size_t> pending_lie_;  // the last pick, lied about before the next one
   std::size_t valid_ = 0;
   std::size_t real_ = 0;
   std::size_t fitted_at_ = 0;
