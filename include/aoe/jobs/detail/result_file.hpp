@@ -65,8 +65,7 @@ template <class Outcome, class Report>
                                                     bool durable) {
   auto text = serialize_json(report, file.string());
   if (!text) return text.error();
-  return write_file_atomically(file, *text + "
-", durable);
+  return write_file_atomically(file, *text + "\n", durable);
 }
 
 }  // namespace aoe::detail
