@@ -98,11 +98,17 @@ TEST_CASE("aoe hostile: a model name never leads a file out of the workspace") {
     const auto r = aoe::test::run_aoe({"--model=" + file, "--job_type=2", "--budget=2"}, dir.env());
     INFO(r.err);
     REQUIRE(r.code == aoe_tool::exit_success);
-    // Everything aoe wrote is under work/ (results, workspace) or bank/.
+    // Everything aoe wrote is under work/ (results, reports, workspace) or bank/; a report is
+    // named after the sanitised model name, directly in work/.
+    const auto report = [](const std::string& f) {
+      return f.starts_with("work/") && f.find('/', 5) == std::string::npos &&
+             (f.ends_with("_trace.json") || f.ends_with("_op_summary.csv") ||
+              f.ends_with("_report.html"));
+    };
     for (const auto& f : files_under(dir.path)) {
       CAPTURE(f);
       CHECK((f == "model.json" || f.starts_with("work/aoe_workspace/") ||
-             f.starts_with("work/aoe_result_") || f.starts_with("bank/")));
+             f.starts_with("work/aoe_result_") || report(f) || f.starts_with("bank/")));
     }
     bool tuned = false;
     for (const auto& f : files_under(dir.path / "work" / "aoe_workspace")) {
