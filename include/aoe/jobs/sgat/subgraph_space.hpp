@@ -19,6 +19,7 @@
 #include "aoe/core/error.hpp"
 #include "aoe/graph/fusion.hpp"
 #include "aoe/graph/graph.hpp"
+#include "aoe/graph/graph_index.hpp"
 #include "aoe/jobs/sgat/subgraph_split.hpp"
 #include "aoe/measure/simulator/detail/model.hpp"
 #include "aoe/measure/simulator/simulator_runner.hpp"
@@ -128,12 +129,13 @@ class SubgraphSpace {
     sp.subgraph_ = s;
     sp.options_ = options;
     sp.analyse(g);
+    const GraphIndex index(sp.local_);
     for (unsigned mask = 0; mask < 8; ++mask) {
-      sp.groups_[mask] = fuse(sp.local_, FusionOptions{.conv_bn_act = (mask & 1U) != 0,
-                                                       .matmul_bias_act = (mask & 2U) != 0,
-                                                       .elementwise = (mask & 4U) != 0});
+      sp.groups_[mask] = fuse(index, FusionOptions{.conv_bn_act = (mask & 1U) != 0,
+                                                   .matmul_bias_act = (mask & 2U) != 0,
+                                                   .elementwise = (mask & 4U) != 0});
     }
-    sp.find_merges(soc);
+    sp.find_merges(soc, index);
     sp.find_formats();
     sp.build_space();
     return sp;
@@ -362,14 +364,14 @@ class SubgraphSpace {
     return of;
   }
 
-  void find_merges(const sim::Soc& soc) {
+  void find_merges(const sim::Soc& soc, const GraphIndex& index) {
     const auto& gs = groups_[7];
     const auto of = group_index(gs, local_.nodes.size());
     for (const auto& gr : gs) {
       const std::size_t head = gr.nodes.front();
       const std::size_t last = gr.nodes.back();
       if (kinds_[head] != SgatOpKind::matmul && kinds_[head] != SgatOpKind::conv) continue;
-      const auto next = detail::sole_consumer(local_, last);
+      const auto next = index.sole_consumer(last);
       if (!next || of[*next] == npos) continue;
       const FusedOperator& h = gs[of[*next]];
       if (h.nodes.front() != *next) continue;
