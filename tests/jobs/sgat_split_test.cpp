@@ -122,6 +122,13 @@ TEST_CASE("sgat split: one pass over the graph's tensors whatever its size") {
     const auto s = aoe::split_subgraphs(g);
     CHECK(aoe::detail::graph_scans.load() - before == 1);
     check_partition(g, s);
+    // The keys of every subgraph from one index: no pass per subgraph (the job's set-up).
+    const aoe::GraphIndex index(g);
+    const auto indexed = aoe::detail::graph_scans.load();
+    for (const auto& sub : s) {
+      CHECK(aoe::make_subgraph_key(index, sub).signature == aoe::subgraph_signature(g, sub));
+    }
+    CHECK(aoe::detail::graph_scans.load() - indexed == s.size());  // only the checks' own
   }
 }
 

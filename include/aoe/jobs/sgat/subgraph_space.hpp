@@ -120,6 +120,15 @@ class SubgraphSpace {
   [[nodiscard]] static Result<SubgraphSpace> create(const Graph& g, const Subgraph& s,
                                                     const sim::Soc& soc,
                                                     SubgraphSpaceOptions options = {}) {
+    return create(GraphIndex(g), s, soc, options);
+  }
+
+  /// The same, for a graph indexed once for all its subgraphs (`index` is the graph's index):
+  /// the readers of a tensor are looked up, not scanned for.
+  [[nodiscard]] static Result<SubgraphSpace> create(const GraphIndex& graph_index,
+                                                    const Subgraph& s, const sim::Soc& soc,
+                                                    SubgraphSpaceOptions options = {}) {
+    const Graph& g = graph_index.graph();
     if (s.begin >= s.end || s.end > g.nodes.size()) {
       return make_error(Errc::invalid_argument, "subgraph " + std::to_string(s.index) +
                                                     ": expected a non-empty node "
@@ -128,7 +137,7 @@ class SubgraphSpace {
     SubgraphSpace sp;
     sp.subgraph_ = s;
     sp.options_ = options;
-    sp.analyse(g);
+    sp.analyse(graph_index);
     const GraphIndex index(sp.local_);
     for (unsigned mask = 0; mask < 8; ++mask) {
       sp.groups_[mask] = fuse(index, FusionOptions{.conv_bn_act = (mask & 1U) != 0,
@@ -231,7 +240,8 @@ class SubgraphSpace {
     return false;
   }
 
-  void analyse(const Graph& g) {
+  void analyse(const GraphIndex& graph_index) {
+    const Graph& g = graph_index.graph();
     local_.name = g.name;
     for (std::size_t i = subgraph_.begin; i < subgraph_.end; ++i)
       local_.nodes.push_back(g.nodes[i]);
@@ -257,17 +267,17 @@ class SubgraphSpace {
         }
       }
     }
-    std::map<std::string, bool> read_outside;
-    for (std::size_t i = 0; i < g.nodes.size(); ++i) {
-      if (i >= subgraph_.begin && i < subgraph_.end) continue;
-      for (const auto& in : g.nodes[i].inputs) read_outside[in.name] = true;
-    }
+    const auto read_outside = [&](const std::string& name) {
+      const auto readers = graph_index.consumers(name);  // ascending
+      return !readers.empty() &&
+             (readers.front() < subgraph_.begin || readers.back() >= subgraph_.end);
+    };
     Node boundary;
     boundary.name = "__sgat_boundary__";
     boundary.type = "Identity";
     for (auto& [name, t] : tensors_) {
       if (t.producer == npos) continue;
-      t.escapes = read_outside.contains(name) || t.readers.empty();
+      t.escapes = read_outside(name) || t.readers.empty();
       if (t.escapes) boundary.inputs.push_back({name, t.desc});
     }
     local_.nodes.push_back(std::move(boundary));
