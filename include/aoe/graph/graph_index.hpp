@@ -35,6 +35,10 @@ class GraphIndex {
     // then a counting sort by tensor id keeps each tensor's readers ascending.
     std::vector<std::pair<std::size_t, std::size_t>> reads;
     std::vector<std::size_t> last_reader;
+    std::size_t references = 0;
+    for (const auto& node : nodes) references += node.inputs.size() + node.outputs.size();
+    ids_.reserve(references);  // no rehash while indexing
+    reads.reserve(references);
     for (std::size_t i = 0; i < nodes.size(); ++i) {
       for (const auto& o : nodes[i].outputs) {
         const auto id = id_of(o.name);
