@@ -10,9 +10,11 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <vector>
 
 using aoe::gdat::Cluster;
@@ -238,4 +240,85 @@ TEST_CASE("gdat dynamic programme equals brute force on small random instances")
     ++checked;
   }
   CHECK(checked == 400);
+}
+
+namespace {
+
+/// The recurrence of optimal_split.hpp evaluated as written, O(K n²): the reference.
+double recurrence_seconds(const IterationModel& m, std::size_t kmax) {
+  const std::size_t n = m.gradients();
+  kmax = std::min(kmax, n);
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  std::vector<std::vector<double>> f(kmax + 1, std::vector<double>(n + 1, inf));
+  for (std::size_t j = 1; j <= n; ++j) f[1][j] = m.ready(j - 1) + m.allreduce_seconds(0, j - 1);
+  for (std::size_t k = 2; k <= kmax; ++k) {
+    for (std::size_t j = k; j <= n; ++j) {
+      for (std::size_t i = k - 1; i < j; ++i) {
+        f[k][j] = std::min(f[k][j],
+                           std::max(m.ready(j - 1), f[k - 1][i]) + m.allreduce_seconds(i, j - 1));
+      }
+    }
+  }
+  double best = inf;
+  for (std::size_t k = 1; k <= kmax; ++k) best = std::min(best, m.iteration_seconds(f[k][n]));
+  return best;
+}
+
+GradientProfile layers_profile(std::size_t n, bool identical) {
+  GradientProfile p;
+  p.name = "layers";
+  p.forward_seconds = 0.05;
+  const std::int64_t sizes[] = {4096, 262144, 1024, 2359296, 8192};
+  const double times[] = {20e-6, 150e-6, 5e-6, 400e-6, 30e-6};
+  for (std::size_t i = 0; i < n; ++i) {
+    p.gradients.push_back({"g" + std::to_string(i), identical ? 100e-6 : times[i % 5],
+                           identical ? 1'000'000 : sizes[i % 3]});
+  }
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("gdat dynamic programme equals the recurrence evaluated as written") {
+  aoe::Rng rng(20261124);
+  for (int instance = 0; instance < 300; ++instance) {
+    const std::size_t n = 1 + rng.below(instance % 10 == 0 ? 600 : 120);
+    const std::size_t k = 1 + rng.below(8);
+    GradientProfile p =
+        instance % 3 == 0 ? layers_profile(n, instance % 2 == 0) : GradientProfile{};
+    if (p.gradients.empty()) {
+      p.name = "random";
+      p.forward_seconds = rng.uniform() * 5e-3;
+      for (std::size_t i = 0; i < n; ++i) {
+        p.gradients.push_back({"g" + std::to_string(i), rng.uniform() * 3e-3,
+                               static_cast<std::int64_t>(1 + rng.below(50'000'000))});
+      }
+    }
+    const int per_server = 1 + static_cast<int>(rng.below(8));
+    const Cluster c{.devices = per_server * static_cast<int>(1 + rng.below(8)),
+                    .devices_per_server = per_server,
+                    .topology = rng.bernoulli(0.5) ? Topology::ring : Topology::two_level,
+                    .allreduce_overhead = rng.uniform() * 1e-4};
+    const IterationModel m(p, c);
+    const auto o = aoe::gdat::optimal_split(m, k);
+    CAPTURE(instance);
+    CHECK(o.split.valid_for(n, k));
+    // Equal up to rounding: where several splits are optimal, another may be taken.
+    CHECK(o.seconds == doctest::Approx(recurrence_seconds(m, k)).epsilon(1e-14));
+    CHECK(m.seconds(o.split) == doctest::Approx(o.seconds).epsilon(1e-14));
+  }
+}
+
+TEST_CASE("gdat dynamic programme: O(K n log n), at most 32 K n + n cost evaluations") {
+  // Counted, not timed (docs/reliability.md#model-size): the recurrence evaluated as written
+  // makes K n² / 2 evaluations, 67 million here.
+  for (const bool identical : {false, true}) {
+    CAPTURE(identical);
+    const std::size_t n = 4096;
+    const IterationModel m(layers_profile(n, identical), Cluster{.devices = 64});
+    const auto o = aoe::gdat::optimal_split(m, 8);
+    CHECK(o.split.valid_for(n, 8));
+    CHECK(o.cost_evaluations <= 32 * 8 * n + n);
+    CHECK(o.cost_evaluations >= 8 * n - 28);  // every cell costed at least once
+  }
 }

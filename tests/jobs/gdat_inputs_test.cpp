@@ -176,6 +176,21 @@ TEST_CASE("gdat backward derivation: ResNet-50's gradients in backward order") {
   CHECK(p->backward_tail_seconds == doctest::Approx(0.0));
 }
 
+TEST_CASE("gdat backward derivation: one pass over the graph's tensors whatever its size") {
+  // Counted, not timed (docs/reliability.md#model-size): fusion's index is the only pass of
+  // aoe::detail::graph_scans; a producer or consumer lookup per node would add one per node.
+  const auto soc = aoe::sim::Soc::builtin("Ascend910A");
+  REQUIRE(soc.has_value());
+  for (const char* name : {"resnet50.json", "bert_base.json"}) {
+    CAPTURE(name);
+    const auto g = aoe::load_graph(models_dir() + name);
+    REQUIRE(g.has_value());
+    const auto before = aoe::detail::graph_scans.load();
+    CHECK(aoe::gdat::derive_gradient_profile(*g, *soc).has_value());
+    CHECK(aoe::detail::graph_scans.load() - before == 1);
+  }
+}
+
 TEST_CASE("gdat backward derivation: BERT-base and bad graphs") {
   const auto soc = aoe::sim::Soc::builtin("Ascend910A");
   REQUIRE(soc.has_value());

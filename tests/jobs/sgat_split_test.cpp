@@ -112,6 +112,26 @@ TEST_CASE("sgat split: ResNet-50 by residual blocks, BERT-base by transformer su
         aoe::make_subgraph_key(bert, b[22]).repo_key());
 }
 
+TEST_CASE("sgat split: one pass over the graph's tensors whatever its size") {
+  // Counted, not timed (docs/reliability.md#model-size): fusion's index is the only pass of
+  // aoe::detail::graph_scans; a producer or consumer lookup per node would add one per node.
+  for (const char* name : {"resnet50", "bert_base"}) {
+    CAPTURE(name);
+    const auto g = model(name);
+    const auto before = aoe::detail::graph_scans.load();
+    const auto s = aoe::split_subgraphs(g);
+    CHECK(aoe::detail::graph_scans.load() - before == 1);
+    check_partition(g, s);
+    // The keys of every subgraph from one index: no pass per subgraph (the job's set-up).
+    const aoe::GraphIndex index(g);
+    const auto indexed = aoe::detail::graph_scans.load();
+    for (const auto& sub : s) {
+      CHECK(aoe::make_subgraph_key(index, sub).signature == aoe::subgraph_signature(g, sub));
+    }
+    CHECK(aoe::detail::graph_scans.load() - indexed == s.size());  // only the checks' own
+  }
+}
+
 TEST_CASE("sgat key: FNV-1a 64 written in decimal, stable, names left out, structure in") {
   // The published FNV-1a 64 test vectors.
   CHECK(aoe::subgraph_key_hash("") == 0xcbf29ce484222325ULL);

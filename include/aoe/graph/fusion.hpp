@@ -5,6 +5,7 @@
 #define AOE_GRAPH_FUSION_HPP
 
 #include "aoe/graph/graph.hpp"
+#include "aoe/graph/graph_index.hpp"
 #include "aoe/op/operator_desc.hpp"
 
 #include <algorithm>
@@ -29,6 +30,12 @@ struct FusionOptions {
   bool conv_bn_act = true;      ///< Conv2D/DepthwiseConv2D [+BatchNorm] [+Relu|Relu6]
   bool matmul_bias_act = true;  ///< MatMul/BatchMatMul [+BiasAdd|Add(bias)] [+Gelu|Relu|Tanh]
   bool elementwise = true;      ///< chains of elementwise operators of one output shape
+  /// The most operators in one elementwise chain; a longer chain is cut into fused operators of
+  /// this many (the last shorter). The graph engine bounds every UB-fusion pattern's operator
+  /// count too (its BufferFusionPattern's op_max_count); an unbounded chain would make a model
+  /// of n elementwise operators one operator whose name, and the tuned model that repeats it on
+  /// each of its n nodes, grow with n (docs/reliability.md#model-size).
+  std::size_t max_elementwise_chain = 16;
 };
 
 namespace detail {
@@ -52,14 +59,6 @@ inline constexpr std::array<std::string_view, 7> layout_types{
 template <std::size_t N>
 bool one_of(const std::array<std::string_view, N>& set, std::string_view t) {
   return std::find(set.begin(), set.end(), t) != set.end();
-}
-
-/// The only consumer of `node`'s single output, if it has exactly one.
-inline std::optional<std::size_t> sole_consumer(const Graph& g, std::size_t node) {
-  if (g.nodes[node].outputs.size() != 1) return std::nullopt;
-  const auto c = g.consumers(g.nodes[node].outputs[0].name);
-  if (c.size() != 1) return std::nullopt;
-  return c[0];
 }
 
 }  // namespace detail
@@ -99,10 +98,13 @@ inline std::optional<std::size_t> sole_consumer(const Graph& g, std::size_t node
   return f;
 }
 
-/// Fuses `g` as OPAT does and returns one operator per fused group or single node, in graph
-/// order; layout-only nodes (Reshape ...) are left out.
-[[nodiscard]] inline std::vector<FusedOperator> fuse(const Graph& g, FusionOptions options = {}) {
+/// Fuses the graph of `index` as OPAT does and returns one operator per fused group or single
+/// node, in graph order; layout-only nodes (Reshape ...) are left out. Linear in the graph's
+/// size (each node joins one group; tensors are looked up in the index).
+[[nodiscard]] inline std::vector<FusedOperator> fuse(const GraphIndex& index,
+                                                     FusionOptions options = {}) {
   using detail::one_of;
+  const Graph& g = index.graph();
   std::vector<bool> taken(g.nodes.size(), false);
   std::vector<FusedOperator> out;
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
@@ -114,7 +116,7 @@ inline std::optional<std::size_t> sole_consumer(const Graph& g, std::size_t node
     }
     std::vector<std::size_t> group{i};
     const auto extend = [&](auto accept) {
-      const auto next = detail::sole_consumer(g, group.back());
+      const auto next = index.sole_consumer(group.back());
       if (!next || taken[*next] || !accept(g.nodes[*next])) return false;
       group.push_back(*next);
       return true;
@@ -123,12 +125,12 @@ inline std::optional<std::size_t> sole_consumer(const Graph& g, std::size_t node
       extend([](const Node& m) { return m.type == "BatchNorm"; });
       extend([](const Node& m) { return one_of(detail::conv_activations, m.type); });
     } else if (options.matmul_bias_act && one_of(detail::matmul_types, n.type)) {
-      const auto is_bias = [&g](const Node& m) {
+      const auto is_bias = [&index](const Node& m) {
         if (m.type == "BiasAdd") return true;
         if (m.type != "Add" || m.inputs.size() != 2) return false;
         // An Add is a bias when its other operand is a weight (no producer) of lower rank.
         for (const auto& in : m.inputs) {
-          if (!g.producer(in.name) && in.desc.shape.size() < m.outputs[0].desc.shape.size()) {
+          if (!index.producer(in.name) && in.desc.shape.size() < m.outputs[0].desc.shape.size()) {
             return true;
           }
         }
@@ -137,16 +139,21 @@ inline std::optional<std::size_t> sole_consumer(const Graph& g, std::size_t node
       extend(is_bias);
       extend([](const Node& m) { return one_of(detail::matmul_activations, m.type); });
     } else if (options.elementwise && one_of(detail::elementwise_types, n.type)) {
-      while (extend([&](const Node& m) {
-        return one_of(detail::elementwise_types, m.type) && m.outputs.size() == 1 &&
-               m.outputs[0].desc.shape == n.outputs[0].desc.shape;
-      })) {
+      while (group.size() < options.max_elementwise_chain && extend([&](const Node& m) {
+               return one_of(detail::elementwise_types, m.type) && m.outputs.size() == 1 &&
+                      m.outputs[0].desc.shape == n.outputs[0].desc.shape;
+             })) {
       }
     }
     for (const auto k : group) taken[k] = true;
     out.push_back(make_fused(g, std::move(group)));
   }
   return out;
+}
+
+/// Fuses `g` (fuse above, with an index built for it).
+[[nodiscard]] inline std::vector<FusedOperator> fuse(const Graph& g, FusionOptions options = {}) {
+  return fuse(GraphIndex(g), options);
 }
 
 }  // namespace aoe

@@ -6,13 +6,26 @@
 #include "aoe/op/operator_desc.hpp"
 #include "aoe/op/tensor.hpp"
 
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace aoe {
+
+namespace detail {
+
+/// Full passes over a graph's nodes made by Graph::producer, Graph::consumers and GraphIndex's
+/// construction, in this process. Tests read it to check that the jobs make a bounded number of
+/// passes whatever the graph's size (tests/graph/scale_test.cpp): a pass per node would make
+/// them quadratic. One relaxed increment per pass, not per node.
+inline std::atomic<std::uint64_t> graph_scans{0};
+inline void count_graph_scan() noexcept { graph_scans.fetch_add(1, std::memory_order_relaxed); }
+
+}  // namespace detail
 
 /// A tensor edge: its name (the link between producer and consumers) and description.
 struct TensorRef {
@@ -47,7 +60,9 @@ struct Graph {
   std::vector<Node> nodes;
 
   /// Index of the node producing tensor `tensor`, or nullopt for a graph input (data, weight).
+  /// A scan of every node: for more than a few lookups build a GraphIndex (graph_index.hpp).
   [[nodiscard]] std::optional<std::size_t> producer(const std::string& tensor) const {
+    detail::count_graph_scan();
     for (std::size_t i = 0; i < nodes.size(); ++i) {
       for (const auto& o : nodes[i].outputs) {
         if (o.name == tensor) return i;
@@ -56,8 +71,10 @@ struct Graph {
     return std::nullopt;
   }
 
-  /// Indices of the nodes reading tensor `tensor`, in order.
+  /// Indices of the nodes reading tensor `tensor`, in order. A scan of every node: for more
+  /// than a few lookups build a GraphIndex (graph_index.hpp).
   [[nodiscard]] std::vector<std::size_t> consumers(const std::string& tensor) const {
+    detail::count_graph_scan();
     std::vector<std::size_t> out;
     for (std::size_t i = 0; i < nodes.size(); ++i) {
       for (const auto& in : nodes[i].inputs) {

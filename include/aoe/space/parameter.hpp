@@ -34,9 +34,16 @@ class Parameter {
     if (levels_.size() > 0xFFFFFFFFULL) {
       throw Error(Errc::invalid_argument, "parameter '" + name_ + "' has too many values");
     }
+    // Integers in ascending order (range, pow2) are distinct without comparing every pair, so
+    // that a range of 10^6 levels (GDAT's cut positions) costs O(levels), not O(levels²).
+    bool ascending_integers = true;
+    for (std::size_t i = 0; i < levels_.size() && ascending_integers; ++i) {
+      ascending_integers = levels_[i].is_integer() &&
+                           (i == 0 || levels_[i - 1].as_integer() < levels_[i].as_integer());
+    }
     numeric_.reserve(levels_.size());
     for (std::size_t i = 0; i < levels_.size(); ++i) {
-      for (std::size_t j = 0; j < i; ++j) {
+      for (std::size_t j = 0; j < i && !ascending_integers; ++j) {
         if (levels_[j] == levels_[i]) {
           throw Error(Errc::invalid_argument, "parameter '" + name_ + "' lists the value " +
                                                   levels_[i].to_string() + " twice");
@@ -45,8 +52,7 @@ class Parameter {
       if (!codes.empty()) {
         numeric_.push_back(codes.at(i));
       } else {
-        numeric_.push_back(levels_[i].is_number() ? levels_[i].as_real()
-                                                  : static_cast<double>(i));
+        numeric_.push_back(levels_[i].is_number() ? levels_[i].as_real() : static_cast<double>(i));
       }
     }
   }
@@ -100,8 +106,7 @@ class Parameter {
   }
   if (levels.empty()) {
     throw Error(Errc::invalid_argument, "parameter '" + name + "': pow2(" + std::to_string(lo) +
-                                            ", " + std::to_string(hi) +
-                                            ") holds no power of two");
+                                            ", " + std::to_string(hi) + ") holds no power of two");
   }
   return {std::move(name), ParameterKind::integer, std::move(levels)};
 }
@@ -137,7 +142,8 @@ class Parameter {
 /// each one's underlying value.
 template <class E>
   requires std::is_enum_v<E>
-[[nodiscard]] Parameter enumeration(std::string name, std::vector<std::pair<E, std::string>> items) {
+[[nodiscard]] Parameter enumeration(std::string name,
+                                    std::vector<std::pair<E, std::string>> items) {
   std::vector<Value> levels;
   std::vector<double> codes;
   for (auto& [e, label] : items) {

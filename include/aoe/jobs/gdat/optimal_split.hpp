@@ -16,11 +16,26 @@
 // of 0..j−1 into k segments, which gives f(k, j) (induction on k; the base case has no previous
 // all-reduce, E_0 = 0 <= r). The objective F + max(B, x) is non-decreasing in x as well, so the
 // best of f(1, n) .. f(K, n) gives T*. Nothing here uses the form of C: the result holds for any
-// all-reduce cost of a segment. Cost: O(K n²) evaluations of C (n = 160, K = 8: 0.2 million).
-// tests/jobs/gdat_optimal_split_test.cpp checks it against brute force.
+// all-reduce cost of a segment.
+//
+// Evaluating the recurrence as written costs O(K n²) (32k gradients: 22 s). The minimum over i is
+// found in O(log n) instead, from the form of the cost: C(i, j) = c0 + c1 (P_j − P_i), affine in
+// the bytes (P the prefix sums of the sizes; allreduce_cost.hpp). With G(i) = f(k−1, i) − c1 P_i,
+// the candidate i costs max(r − c1 P_i, G(i)) + c0 + c1 P_j. Among the i with f(k−1, i) <= r the
+// best is the largest such i, a; every other i with f(k−1, i) > r is worse than a when it is below
+// a, so only G's minimum over a+1 .. j−1 competes. Two segment trees (over f(k−1, ·) and G) give a
+// and that minimum; a third query gives the first i whose cost is within a rounding tolerance
+// (64 ulps of the iteration time) of the minimum, and f(k, j) is that i's cost evaluated as the
+// recurrence writes it. So the optimum and its split are the recurrence's; where two starts of
+// the last segment cost the same up to rounding (profiles of identical layers), the earlier one
+// is taken, whatever the rounding. Cost: O(K n log n) (10^6 gradients, K = 8: under 10 s).
+// tests/jobs/gdat_cost_model_test.cpp checks it against brute force and against the O(K n²)
+// recurrence, and counts the cost evaluations.
 #ifndef AOE_JOBS_GDAT_OPTIMAL_SPLIT_HPP
 #define AOE_JOBS_GDAT_OPTIMAL_SPLIT_HPP
 
+#include "aoe/core/assert.hpp"
+#include "aoe/jobs/gdat/allreduce_cost.hpp"
 #include "aoe/jobs/gdat/iteration_model.hpp"
 #include "aoe/jobs/gdat/split_strategy.hpp"
 
@@ -35,7 +50,64 @@ namespace aoe::gdat {
 struct OptimalSplit {
   SplitStrategy split;
   double seconds = 0;  ///< T* (the iteration time, forward included)
+  /// All-reduce cost evaluations the programme made: at most 32 K n + n (the regression tests
+  /// check it; the recurrence as written makes K n² / 2).
+  std::size_t cost_evaluations = 0;
 };
+
+namespace detail {
+
+/// A fixed array's minimum over a range, and the first or last position of a range whose value
+/// is at most a bound, each in O(log n) (a segment tree).
+class MinTree {
+ public:
+  static constexpr std::size_t npos = std::numeric_limits<std::size_t>::max();
+
+  explicit MinTree(const std::vector<double>& values) : n_(values.size()) {
+    while (leaves_ < n_) leaves_ *= 2;
+    tree_.assign(2 * leaves_, std::numeric_limits<double>::infinity());
+    std::copy(values.begin(), values.end(), tree_.begin() + static_cast<std::ptrdiff_t>(leaves_));
+    for (std::size_t v = leaves_ - 1; v > 0; --v)
+      tree_[v] = std::min(tree_[2 * v], tree_[2 * v + 1]);
+  }
+
+  /// min(values[lo..hi]). Precondition: lo <= hi < size.
+  [[nodiscard]] double min(std::size_t lo, std::size_t hi) const {
+    double m = std::numeric_limits<double>::infinity();
+    for (std::size_t l = lo + leaves_, h = hi + leaves_ + 1; l < h; l /= 2, h /= 2) {
+      if (l % 2 == 1) m = std::min(m, tree_[l++]);
+      if (h % 2 == 1) m = std::min(m, tree_[--h]);
+    }
+    return m;
+  }
+  /// The first position in lo..hi whose value is <= bound, or npos.
+  [[nodiscard]] std::size_t first_at_most(std::size_t lo, std::size_t hi, double bound) const {
+    return find(1, 0, leaves_ - 1, lo, hi, bound, true);
+  }
+  /// The last position in lo..hi whose value is <= bound, or npos.
+  [[nodiscard]] std::size_t last_at_most(std::size_t lo, std::size_t hi, double bound) const {
+    return find(1, 0, leaves_ - 1, lo, hi, bound, false);
+  }
+
+ private:
+  [[nodiscard]] std::size_t find(std::size_t v, std::size_t vl, std::size_t vr, std::size_t lo,
+                                 std::size_t hi, double bound, bool first) const {
+    if (vr < lo || vl > hi || !(tree_[v] <= bound)) return npos;
+    if (vl == vr) return vl;
+    const std::size_t mid = vl + (vr - vl) / 2;
+    const std::size_t a = first ? find(2 * v, vl, mid, lo, hi, bound, first)
+                                : find(2 * v + 1, mid + 1, vr, lo, hi, bound, first);
+    if (a != npos) return a;
+    return first ? find(2 * v + 1, mid + 1, vr, lo, hi, bound, first)
+                 : find(2 * v, vl, mid, lo, hi, bound, first);
+  }
+
+  std::size_t n_;
+  std::size_t leaves_ = 1;
+  std::vector<double> tree_;
+};
+
+}  // namespace detail
 
 /// The split with the least iteration time among all splits into 1..max_segments segments
 /// (clamped to 1..gradients); on ties, the fewest segments, then the earliest cuts.
@@ -46,37 +118,91 @@ struct OptimalSplit {
   AOE_ASSERT(n > 0, "a model with gradients");
   const std::size_t kmax = std::clamp<std::size_t>(max_segments, 1, n);
   constexpr double inf = std::numeric_limits<double>::infinity();
-  // f[k][j], k = 1..kmax, j = 0..n; from[k][j] = i, the start of the last segment.
-  std::vector<std::vector<double>> f(kmax + 1, std::vector<double>(n + 1, inf));
-  std::vector<std::vector<std::size_t>> from(kmax + 1, std::vector<std::size_t>(n + 1, 0));
-  for (std::size_t j = 1; j <= n; ++j)
-    f[1][j] = model.ready(j - 1) + model.allreduce_seconds(0, j - 1);
+  OptimalSplit out;
+  const auto cost = [&](std::size_t first, std::size_t last) {
+    ++out.cost_evaluations;
+    return model.allreduce_seconds(first, last);
+  };
+  // The affine form of the cost, C = c0 + c1 * bytes, and the prefix sums P of the sizes.
+  const double total = static_cast<double>(model.bytes(0, n - 1));
+  const double c0 = gdat::allreduce_seconds(model.cluster(), 0.0);
+  const double c1 = (gdat::allreduce_seconds(model.cluster(), total) - c0) / total;
+  std::vector<double> prefix(n + 1, 0.0);
+  for (std::size_t i = 1; i <= n; ++i) prefix[i] = static_cast<double>(model.bytes(0, i - 1));
+  const double scale = model.ready(n - 1) + static_cast<double>(kmax + 1) *
+                                                gdat::allreduce_seconds(model.cluster(), total);
+  const double tolerance = 64 * std::numeric_limits<double>::epsilon() * scale;
+  // Candidates costed per cell at most: beyond them the costs are equal up to rounding
+  // (identical layers), and the first ones in index order are as good.
+  constexpr std::size_t max_ties = 32;
+
+  // prev = f(k − 1, ·), cur = f(k, ·), j = 0..n; from[k][j] = i, the start of the last segment.
+  std::vector<double> prev(n + 1, inf);
+  std::vector<double> cur(n + 1, inf);
+  std::vector<double> last_end(kmax + 1, inf);  // f(k, n)
+  std::vector<std::vector<std::size_t>> from(kmax + 1);
+  for (std::size_t j = 1; j <= n; ++j) prev[j] = model.ready(j - 1) + cost(0, j - 1);
+  last_end[1] = prev[n];
+  std::vector<double> g(n + 1, inf);
   for (std::size_t k = 2; k <= kmax; ++k) {
+    for (std::size_t i = 0; i <= n; ++i) g[i] = prev[i] - c1 * prefix[i];
+    const detail::MinTree f_tree(prev);
+    const detail::MinTree g_tree(g);
+    from[k].assign(n + 1, 0);
+    std::fill(cur.begin(), cur.end(), inf);
     for (std::size_t j = k; j <= n; ++j) {
       const double r = model.ready(j - 1);
-      double best = inf;
-      std::size_t arg = k - 1;
-      for (std::size_t i = k - 1; i < j; ++i) {
-        const double e = std::max(r, f[k - 1][i]) + model.allreduce_seconds(i, j - 1);
-        if (e < best) {
-          best = e;
-          arg = i;
+      const std::size_t lo = k - 1;
+      const std::size_t hi = j - 1;
+      // a: the last i with f(k − 1, i) <= r; after it, every i has f(k − 1, i) > r.
+      const std::size_t a = f_tree.last_at_most(lo, hi, r);
+      double best = a == detail::MinTree::npos ? inf : r - c1 * prefix[a];
+      const std::size_t rest = a == detail::MinTree::npos ? lo : a + 1;
+      if (rest <= hi) best = std::min(best, g_tree.min(rest, hi));
+      // The first i whose max(r − c1 P_i, G(i)) is within the tolerance of the best.
+      const double bound = best + tolerance;
+      std::size_t from_r = lo;
+      for (std::size_t count = hi + 1 - lo; count > 0;) {  // r − c1 P_i falls with i
+        const std::size_t step = count / 2;
+        if (r - c1 * prefix[from_r + step] > bound) {
+          from_r += step + 1;
+          count -= step + 1;
+        } else {
+          count = step;
         }
       }
-      f[k][j] = best;
-      from[k][j] = arg;
+      // Each candidate within the tolerance, in index order, costed as the recurrence writes
+      // it: the least cost wins, the first of equal costs, as in the recurrence.
+      std::size_t i = a == detail::MinTree::npos ? lo : a;
+      double e = inf;
+      std::size_t examined = 0;
+      for (std::size_t c = from_r <= hi ? g_tree.first_at_most(from_r, hi, bound)
+                                        : detail::MinTree::npos;
+           c != detail::MinTree::npos && examined < max_ties;
+           c = c < hi ? g_tree.first_at_most(c + 1, hi, bound) : detail::MinTree::npos) {
+        ++examined;
+        const double ec = std::max(r, prev[c]) + cost(c, j - 1);
+        if (ec < e) {
+          e = ec;
+          i = c;
+        }
+      }
+      if (examined == 0) e = std::max(r, prev[i]) + cost(i, j - 1);  // not reached
+      cur[j] = e;
+      from[k][j] = i;
     }
+    last_end[k] = cur[n];
+    std::swap(prev, cur);
   }
   std::size_t best_k = 1;
-  double best = model.iteration_seconds(f[1][n]);
+  double best = model.iteration_seconds(last_end[1]);
   for (std::size_t k = 2; k <= kmax; ++k) {
-    const double t = model.iteration_seconds(f[k][n]);
+    const double t = model.iteration_seconds(last_end[k]);
     if (t < best) {
       best = t;
       best_k = k;
     }
   }
-  OptimalSplit out;
   out.seconds = best;
   std::vector<std::size_t> ends;
   std::size_t j = n;

@@ -12,6 +12,7 @@
 #include "aoe/core/tuner.hpp"
 #include "aoe/detail/write_json.hpp"
 #include "aoe/graph/graph.hpp"
+#include "aoe/graph/graph_index.hpp"
 #include "aoe/jobs/opat_report.hpp"
 #include "aoe/jobs/parallel_measure.hpp"
 #include "aoe/jobs/sgat/graph_bank.hpp"
@@ -273,9 +274,10 @@ inline void sgat_annotate(boost::json::array& nodes, const SubgraphSpace& sp,
   std::vector<Task> tasks;
   const SubgraphSpaceOptions space_options{.nonhomo_split = options.nonhomo_split,
                                            .max_slices = options.max_slices};
+  const GraphIndex index(graph);  // one pass: each subgraph looks its tensors' readers up
   for (const auto& s : subgraphs) {
-    Task t{s, make_subgraph_key(graph, s), nullptr, std::nullopt, std::nullopt, ""};
-    auto sp = SubgraphSpace::create(graph, s, soc, space_options);
+    Task t{s, make_subgraph_key(index, s), nullptr, std::nullopt, std::nullopt, ""};
+    auto sp = SubgraphSpace::create(index, s, soc, space_options);
     if (!sp) {
       t.error = sp.error().message;
     } else {

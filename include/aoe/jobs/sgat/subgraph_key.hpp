@@ -7,6 +7,7 @@
 #define AOE_JOBS_SGAT_SUBGRAPH_KEY_HPP
 
 #include "aoe/graph/graph.hpp"
+#include "aoe/graph/graph_index.hpp"
 #include "aoe/jobs/sgat/subgraph_split.hpp"
 #include "aoe/repo/bank_key.hpp"
 
@@ -42,7 +43,9 @@ struct SubgraphKey {
 /// subgraph's output) followed by ":[shape]:dtype:format", and an output ends in "!" when it is
 /// read outside the subgraph or by no node (a model output). Node and tensor names are not part
 /// of it: two subgraphs computing the same thing share their strategy.
-[[nodiscard]] inline std::string subgraph_signature(const Graph& g, const Subgraph& s) {
+/// `index` is the graph's index: the readers of each tensor are looked up, not scanned for.
+[[nodiscard]] inline std::string subgraph_signature(const GraphIndex& index, const Subgraph& s) {
+  const Graph& g = index.graph();
   std::map<std::string, std::pair<std::size_t, std::size_t>> local;  // tensor -> (node, output)
   for (std::size_t i = s.begin; i < s.end; ++i) {
     for (std::size_t k = 0; k < g.nodes[i].outputs.size(); ++k) {
@@ -50,17 +53,9 @@ struct SubgraphKey {
     }
   }
   // A produced tensor stays inside only if it has readers and all of them are inside.
-  std::map<std::string, std::pair<bool, bool>> readers;  // tensor -> (inside, outside)
-  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
-    for (const auto& in : g.nodes[i].inputs) {
-      if (!local.contains(in.name)) continue;
-      auto& r = readers[in.name];
-      (i >= s.begin && i < s.end ? r.first : r.second) = true;
-    }
-  }
-  const auto escapes = [&readers](const std::string& name) {
-    const auto it = readers.find(name);
-    return it == readers.end() || it->second.second || !it->second.first;
+  const auto escapes = [&index, &s](const std::string& name) {
+    const auto readers = index.consumers(name);  // ascending
+    return readers.empty() || readers.front() < s.begin || readers.back() >= s.end;
   };
   std::string text = "sgat1;";
   for (std::size_t i = s.begin; i < s.end; ++i) {
@@ -100,12 +95,24 @@ struct SubgraphKey {
   return text;
 }
 
-/// The key of subgraph `s` of `g`.
-[[nodiscard]] inline SubgraphKey make_subgraph_key(const Graph& g, const Subgraph& s) {
+/// The signature of subgraph `s` of `g` (one pass over `g` to index it: for many subgraphs of
+/// one graph, index it once and pass the index).
+[[nodiscard]] inline std::string subgraph_signature(const Graph& g, const Subgraph& s) {
+  return subgraph_signature(GraphIndex(g), s);
+}
+
+/// The key of subgraph `s` of the graph of `index`.
+[[nodiscard]] inline SubgraphKey make_subgraph_key(const GraphIndex& index, const Subgraph& s) {
   SubgraphKey k;
-  k.signature = subgraph_signature(g, s);
+  k.signature = subgraph_signature(index, s);
   k.hash = subgraph_key_hash(k.signature);
   return k;
+}
+
+/// The key of subgraph `s` of `g` (one pass over `g` to index it: for many subgraphs of one
+/// graph, index it once and pass the index).
+[[nodiscard]] inline SubgraphKey make_subgraph_key(const Graph& g, const Subgraph& s) {
+  return make_subgraph_key(GraphIndex(g), s);
 }
 
 }  // namespace aoe

@@ -19,6 +19,7 @@
 #include "aoe/core/error.hpp"
 #include "aoe/graph/fusion.hpp"
 #include "aoe/graph/graph.hpp"
+#include "aoe/graph/graph_index.hpp"
 #include "aoe/jobs/sgat/subgraph_split.hpp"
 #include "aoe/measure/simulator/detail/model.hpp"
 #include "aoe/measure/simulator/simulator_runner.hpp"
@@ -119,6 +120,15 @@ class SubgraphSpace {
   [[nodiscard]] static Result<SubgraphSpace> create(const Graph& g, const Subgraph& s,
                                                     const sim::Soc& soc,
                                                     SubgraphSpaceOptions options = {}) {
+    return create(GraphIndex(g), s, soc, options);
+  }
+
+  /// The same, for a graph indexed once for all its subgraphs (`index` is the graph's index):
+  /// the readers of a tensor are looked up, not scanned for.
+  [[nodiscard]] static Result<SubgraphSpace> create(const GraphIndex& graph_index,
+                                                    const Subgraph& s, const sim::Soc& soc,
+                                                    SubgraphSpaceOptions options = {}) {
+    const Graph& g = graph_index.graph();
     if (s.begin >= s.end || s.end > g.nodes.size()) {
       return make_error(Errc::invalid_argument, "subgraph " + std::to_string(s.index) +
                                                     ": expected a non-empty node "
@@ -127,13 +137,14 @@ class SubgraphSpace {
     SubgraphSpace sp;
     sp.subgraph_ = s;
     sp.options_ = options;
-    sp.analyse(g);
+    sp.analyse(graph_index);
+    const GraphIndex index(sp.local_);
     for (unsigned mask = 0; mask < 8; ++mask) {
-      sp.groups_[mask] = fuse(sp.local_, FusionOptions{.conv_bn_act = (mask & 1U) != 0,
-                                                       .matmul_bias_act = (mask & 2U) != 0,
-                                                       .elementwise = (mask & 4U) != 0});
+      sp.groups_[mask] = fuse(index, FusionOptions{.conv_bn_act = (mask & 1U) != 0,
+                                                   .matmul_bias_act = (mask & 2U) != 0,
+                                                   .elementwise = (mask & 4U) != 0});
     }
-    sp.find_merges(soc);
+    sp.find_merges(soc, index);
     sp.find_formats();
     sp.build_space();
     return sp;
@@ -229,7 +240,8 @@ class SubgraphSpace {
     return false;
   }
 
-  void analyse(const Graph& g) {
+  void analyse(const GraphIndex& graph_index) {
+    const Graph& g = graph_index.graph();
     local_.name = g.name;
     for (std::size_t i = subgraph_.begin; i < subgraph_.end; ++i)
       local_.nodes.push_back(g.nodes[i]);
@@ -255,17 +267,17 @@ class SubgraphSpace {
         }
       }
     }
-    std::map<std::string, bool> read_outside;
-    for (std::size_t i = 0; i < g.nodes.size(); ++i) {
-      if (i >= subgraph_.begin && i < subgraph_.end) continue;
-      for (const auto& in : g.nodes[i].inputs) read_outside[in.name] = true;
-    }
+    const auto read_outside = [&](const std::string& name) {
+      const auto readers = graph_index.consumers(name);  // ascending
+      return !readers.empty() &&
+             (readers.front() < subgraph_.begin || readers.back() >= subgraph_.end);
+    };
     Node boundary;
     boundary.name = "__sgat_boundary__";
     boundary.type = "Identity";
     for (auto& [name, t] : tensors_) {
       if (t.producer == npos) continue;
-      t.escapes = read_outside.contains(name) || t.readers.empty();
+      t.escapes = read_outside(name) || t.readers.empty();
       if (t.escapes) boundary.inputs.push_back({name, t.desc});
     }
     local_.nodes.push_back(std::move(boundary));
@@ -362,14 +374,14 @@ class SubgraphSpace {
     return of;
   }
 
-  void find_merges(const sim::Soc& soc) {
+  void find_merges(const sim::Soc& soc, const GraphIndex& index) {
     const auto& gs = groups_[7];
     const auto of = group_index(gs, local_.nodes.size());
     for (const auto& gr : gs) {
       const std::size_t head = gr.nodes.front();
       const std::size_t last = gr.nodes.back();
       if (kinds_[head] != SgatOpKind::matmul && kinds_[head] != SgatOpKind::conv) continue;
-      const auto next = detail::sole_consumer(local_, last);
+      const auto next = index.sole_consumer(last);
       if (!next || of[*next] == npos) continue;
       const FusedOperator& h = gs[of[*next]];
       if (h.nodes.front() != *next) continue;

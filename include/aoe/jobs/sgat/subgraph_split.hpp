@@ -9,6 +9,7 @@
 
 #include "aoe/graph/fusion.hpp"
 #include "aoe/graph/graph.hpp"
+#include "aoe/graph/graph_index.hpp"
 
 #include <algorithm>
 #include <cstddef>
@@ -50,15 +51,16 @@ struct SgatLiveness {
   std::vector<std::size_t> consumers;
 };
 
-inline SgatLiveness sgat_liveness(const Graph& g) {
+inline SgatLiveness sgat_liveness(const GraphIndex& index) {
+  const Graph& g = index.graph();
   const std::size_t n = g.nodes.size();
   SgatLiveness l;
-  std::map<std::string, std::size_t> id;
+  std::vector<std::size_t> first_output(n + 1, 0);  // tensor id of node i's output 0
   std::vector<std::size_t> producer;
   std::vector<std::size_t> last_use;
   for (std::size_t i = 0; i < n; ++i) {
+    first_output[i] = l.names.size();
     for (const auto& o : g.nodes[i].outputs) {
-      id.emplace(o.name, l.names.size());
       l.names.push_back(o.name);
       producer.push_back(i);
       last_use.push_back(i);
@@ -67,10 +69,14 @@ inline SgatLiveness sgat_liveness(const Graph& g) {
   }
   for (std::size_t i = 0; i < n; ++i) {
     for (const auto& in : g.nodes[i].inputs) {
-      const auto it = id.find(in.name);
-      if (it == id.end()) continue;  // a graph input (data or weight): always available
-      last_use[it->second] = std::max(last_use[it->second], i);
-      ++l.consumers[it->second];
+      const auto p = index.producer(in.name);
+      if (!p) continue;  // a graph input (data or weight): always available
+      const auto& outs = g.nodes[*p].outputs;
+      std::size_t k = 0;
+      while (outs[k].name != in.name) ++k;
+      const std::size_t t = first_output[*p] + k;
+      last_use[t] = std::max(last_use[t], i);
+      ++l.consumers[t];
     }
   }
   // Difference arrays: tensor t is live across the cuts producer(t) .. last_use(t) - 1.
@@ -105,10 +111,11 @@ inline SgatLiveness sgat_liveness(const Graph& g) {
   const std::size_t n = g.nodes.size();
   std::vector<Subgraph> out;
   if (n == 0) return out;
-  const auto live = detail::sgat_liveness(g);
+  const GraphIndex index(g);  // one pass, shared by the liveness and the fusion
+  const auto live = detail::sgat_liveness(index);
   // A position straddled by a fused operator (OPAT's fusion) is never a cut.
   std::vector<bool> straddled(n, false);
-  for (const auto& f : fuse(g)) {
+  for (const auto& f : fuse(index)) {
     const auto [lo, hi] = std::minmax_element(f.nodes.begin(), f.nodes.end());
     for (std::size_t p = *lo; p < *hi; ++p) straddled[p] = true;
   }
