@@ -280,8 +280,8 @@ int main(int argc, char** argv) {
         o["seeds"] = static_cast<std::int64_t>(runs);
         o["evaluations"] = static_cast<double>(mean.evaluations) / n;
         o["operators_above_oracle"] = static_cast<std::int64_t>(mean.above);
-        std::cerr << name << " " << search << " " << budget << ": "
-                  << boost::json::serialize(o["model_fraction_of_oracle"]) << "\n";
+        // Each point on stderr as it ends, so that a run stopped early keeps what it measured.
+        std::cerr << boost::json::serialize(o) << "\n";
         results.push_back(std::move(o));
       }
     }
