@@ -25,6 +25,7 @@ AOE_DEBIAN_PACKAGES=(
   libbenchmark-dev       # Google Benchmark, for bench/
   zlib1g-dev
   libsqlite3-dev         # SQLite 3: the optional tuning database (aoe::sqlite, tools/aoe-db)
+  libxgboost-dev         # XGBoost C API: the optional learned cost model (aoe::xgboost)
   libonnx-dev            # ONNX import (aoe::onnx): onnx + onnx_proto libraries, headers
   libprotobuf-dev        # protobuf, which libonnx's messages need
   protobuf-compiler      # protoc (libonnx-dev's CMake package looks for protobuf)

@@ -1,4 +1,6 @@
 #include <aoe/jobs/opat_job.hpp>
+#include <aoe/jobs/simulator_backend.hpp>
+#include <aoe/measure/simulator/oracle.hpp>
 
 #include <boost/json/parse.hpp>
 #include <doctest/doctest.h>
@@ -377,4 +379,149 @@ TEST_CASE("opat: when the combination is slower than one kind alone, that kind i
   const std::string text = boost::json::serialize(tuned);
   CHECK(text.find("\"tile\":5") != std::string::npos);
   CHECK(text.find("\"fmt\":0") != std::string::npos);
+}
+
+TEST_CASE("opat transfer: the default is the search's first point, measured once") {
+  TempDir dir("transfer_once");
+  const auto graph = aoe::parse_graph(model(), "fake.json");
+  REQUIRE(graph.has_value());
+  FakeBackend backend;
+  auto opts = options(dir.path);
+  opts.search = "annealing";
+  opts.budget = {.evaluations = 12, .patience = 12};
+  aoe::KnowledgeBank bank({.custom_root = dir.path / "bank"});
+  auto job = aoe::run_opat(*graph, backend, bank, opts);
+  REQUIRE(job.has_value());
+  std::size_t evaluations = 0;
+  for (const auto& op : job->report.operators) evaluations += op.evaluations;
+  // Each tuned operator: the default measured once before its search, which starts from it
+  // and gets its measurement back; every other trial measured once.
+  CHECK(evaluations > 0);
+  // A bank hit measures its default and its stored configuration, once each.
+  CHECK(job->report.count(aoe::OpatOutcome::hit) == 1);
+  CHECK(static_cast<std::size_t>(backend.counter->load()) == evaluations + 2);
+}
+
+TEST_CASE("opat transfer: the winner of the most similar operator in the bank is measured first") {
+  TempDir dir("transfer_hint");
+  const auto graph = aoe::parse_graph(model(), "fake.json");
+  REQUIRE(graph.has_value());
+  FakeBackend backend;
+  aoe::KnowledgeBank bank({.custom_root = dir.path / "bank"});
+  // A MatMul of another shape whose winner is this model's optimum (tile 5, split 3); and a
+  // Relu's record, of another type, which must not be used.
+  aoe::OperatorDesc other;
+  other.type = "MatMul";
+  other.inputs = {{{7, 4}, aoe::DataType::float16}, {{4, 9}, aoe::DataType::float16}};
+  other.outputs = {{{7, 9}, aoe::DataType::float16}};
+  const auto stored = bank.store({aoe::make_bank_key(other, aoe::KnowledgeKind::schedule, {}),
+                                  {{"tile", 5}, {"split", 3}},
+                                  1e-5,
+                                  {"test", 1, "2026-01-01T00:00:00Z"}});
+  REQUIRE(stored.has_value());
+  auto opts = options(dir.path);
+  opts.search = "annealing";
+  opts.tune_ops_types = {"MatMul"};
+  opts.budget = {.evaluations = 2, .patience = 2};
+  auto job = aoe::run_opat(*graph, backend, bank, opts);
+  REQUIRE(job.has_value());
+  REQUIRE(!job->report.operators.empty());
+  for (const auto& op : job->report.operators) {
+    INFO(op.op_name, " ", op.op_type);
+    REQUIRE(!op.kinds.empty());
+    if (op.op_type != "MatMul") continue;  // MatMul+Relu: another type, no hint
+    CHECK(op.kinds.front().after_us == doctest::Approx(10.0));
+  }
+  // Without hints, two evaluations (the default and one more) do not reach it.
+  TempDir dir2("transfer_nohint");
+  aoe::KnowledgeBank empty({.custom_root = dir2.path / "bank"});
+  opts.result_dir = dir2.path;
+  opts.transfer_hints = 0;
+  auto cold = aoe::run_opat(*graph, backend, empty, opts);
+  REQUIRE(cold.has_value());
+  for (const auto& op : cold->report.operators) {
+    if (op.op_type == "MatMul") CHECK(op.kinds.front().after_us > 10.5);
+  }
+}
+
+TEST_CASE("opat transfer: nearest operators by type and shape; projection onto another space") {
+  const auto a = aoe::detail::parse_operator_shape(
+      "MatMul;in=[64,128]:float16:ND,[128,256]:float16:ND;out=[64,256]:float16:ND;attrs=;impl=x");
+  const auto b = aoe::detail::parse_operator_shape(
+      "MatMul;in=[64,128]:float16:ND,[128,512]:float16:ND;out=[64,512]:float16:ND;attrs=;impl=x");
+  const auto c = aoe::detail::parse_operator_shape(
+      "Relu;in=[64,128]:float16:ND;out=[64,128]:float16:ND;attrs=;impl=x");
+  REQUIRE(a);
+  REQUIRE(b);
+  REQUIRE(c);
+  CHECK(a->log_dims.size() == 6);
+  CHECK(aoe::detail::operator_distance(*a, *a) == doctest::Approx(0.0));
+  CHECK(*aoe::detail::operator_distance(*a, *b) > 0);
+  CHECK(!aoe::detail::operator_distance(*a, *c));
+  CHECK(!aoe::detail::parse_operator_shape("not a key"));
+
+  aoe::detail::TransferHints hints;
+  hints.add(aoe::KnowledgeKind::schedule,
+            "MatMul;in=[64,128]:float16:ND,[128,4096]:float16:ND;out=[64,4096]:float16:ND;"
+            "attrs=;impl=x",
+            {{"tile", 1}}, true);
+  hints.add(aoe::KnowledgeKind::schedule,
+            "MatMul;in=[64,128]:float16:ND,[128,512]:float16:ND;out=[64,512]:float16:ND;attrs=;"
+            "impl=x",
+            {{"tile", 2}}, false);
+  hints.add(aoe::KnowledgeKind::schedule,
+            "MatMul;in=[64,128]:float16:ND,[128,512]:float16:ND;out=[64,512]:float16:ND;attrs=;"
+            "impl=x",
+            {{"tile", 3}}, true);
+  hints.add(aoe::KnowledgeKind::schedule,
+            "Relu;in=[64,128]:float16:ND;out=[64,128]:float16:ND;attrs=;impl=x", {{"tile", 4}},
+            true);
+  const std::string self =
+      "MatMul;in=[64,128]:float16:ND,[128,256]:float16:ND;out=[64,256]:float16:ND;attrs=;impl=x";
+  hints.add(aoe::KnowledgeKind::schedule, self, {{"tile", 5}}, true);
+  const auto near = hints.nearest(aoe::KnowledgeKind::schedule, self, 8);
+  // This SoC's nearest first, then this SoC's farther one, then the other SoC's; never the
+  // operator itself nor another type.
+  REQUIRE(near.size() == 3);
+  CHECK(near[0].front().value.as_integer() == 3);
+  CHECK(near[1].front().value.as_integer() == 1);
+  CHECK(near[2].front().value.as_integer() == 2);
+  CHECK(hints.nearest(aoe::KnowledgeKind::format, self, 8).empty());
+
+  const aoe::Space space({aoe::pow2("tile", 1, 64), aoe::range("split", 0, 3)});
+  const std::vector<aoe::NamedValue> values{{"tile", 24}, {"split", 7}, {"other", 1}};
+  const auto p = aoe::detail::project_onto(space, values, {0, 1});
+  REQUIRE(p);
+  CHECK(space.value(*p, 0).as_integer() == 16);  // nearest level (16 and 32 tie: the first)
+  CHECK(space.value(*p, 1).as_integer() == 3);   // nearest level of an out-of-range value
+}
+
+TEST_CASE("opat: a job's trials never call the simulator oracle (it only scores benches)") {
+  TempDir dir("oracle");
+  const auto graph = aoe::parse_graph(R"({"format_version": 1, "name": "mm",
+    "tensors": {"a": {"shape": [256, 512], "dtype": "float16"},
+                "w": {"shape": [512, 1024], "dtype": "float16"},
+                "c": {"shape": [256, 1024], "dtype": "float16"}},
+    "nodes": [{"name": "mm", "type": "MatMul", "inputs": ["a", "w"], "outputs": ["c"]}]})",
+                                      "mm.json");
+  REQUIRE(graph.has_value());
+  auto soc = aoe::sim::Soc::builtin("Ascend910A");
+  REQUIRE(soc.has_value());
+  aoe::SimulatorBackend backend(*soc);
+  aoe::KnowledgeBank bank({.custom_root = dir.path / "bank"});
+  auto opts = options(dir.path);
+  opts.scope = backend.scope();
+  opts.search = "evolutionary";
+  opts.budget = {.evaluations = 32, .patience = 32};
+  const std::size_t before = aoe::sim::oracle_calls().load();
+  auto job = aoe::run_opat(*graph, backend, bank, opts);
+  REQUIRE(job.has_value());
+  CHECK(job->report.operators.front().evaluations > 0);
+  CHECK(aoe::sim::oracle_calls().load() == before);
+  // The counter does count: a scoring call, as the benches make, is seen.
+  auto runner = backend.create(graph->nodes.front().to_operator(), aoe::KnowledgeKind::schedule);
+  REQUIRE(runner.has_value());
+  const auto best = aoe::sim::oracle(*runner);
+  CHECK(aoe::sim::oracle_calls().load() == before + 1);
+  CHECK(best.value * 1e6 <= job->report.operators.front().kinds.front().after_us * (1 + 1e-9));
 }

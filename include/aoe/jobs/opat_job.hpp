@@ -11,6 +11,7 @@
 #include "aoe/core/tuner.hpp"
 #include "aoe/graph/fusion.hpp"
 #include "aoe/graph/graph.hpp"
+#include "aoe/jobs/detail/transfer.hpp"
 #include "aoe/jobs/opat_report.hpp"
 #include "aoe/jobs/parallel_measure.hpp"
 #include "aoe/jobs/tuned_model_writer.hpp"
@@ -31,6 +32,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <span>
@@ -59,10 +61,13 @@ struct OpatBudget {
 /// The search policy OPAT uses for `name`: "evolutionary" is a genetic search configured for
 /// operator schedules (AOE's own Schedule tuner is a GA; ascend-aoe-facts.md §4.1), with a
 /// smaller population than AOE's 50 because our budget per operator is smaller; every other
-/// name is `make_search(name)`.
-[[nodiscard]] inline Result<AnySearch> make_opat_search(std::string_view name) {
+/// name is `make_search(name, start)`. `start.initial` are measured first
+/// (docs/search.md#transfer).
+[[nodiscard]] inline Result<AnySearch> make_opat_search(std::string_view name,
+                                                        const SearchStart& start = {}) {
   if (name == "evolutionary") {
     EvolutionaryOptions o;
+    o.initial = start.initial;
     o.population = 24;
     o.elite = 2;
     o.mutation_min = 0.05;
@@ -70,7 +75,7 @@ struct OpatBudget {
     o.step_mutation = 0.7;
     return AnySearch(Evolutionary<>(o));
   }
-  return make_search(name);
+  return make_search(name, start);
 }
 
 /// What happened, for a progress display.
@@ -95,6 +100,11 @@ struct OpatOptions {
   std::string impl_mode = "high_performance";  ///< part of the bank key, as AOE's impl mode
   int parallel = 8;                            ///< TUNING_PARALLEL_NUM
   std::size_t batch_size = 8;                  ///< candidates proposed and measured together
+  /// Transfer (docs/search.md#transfer): the search of an operator starts from the default
+  /// configuration, the bank's stored one (REPEAT_TUNE) and the winners of up to this many of
+  /// the most similar operators (the bank as it stood when the job started, then operators
+  /// tuned earlier in this job; other SoCs' banks after this SoC's). 0: no similar operators.
+  std::size_t transfer_hints = 4;
   /// Record an unsatisfied operator (nothing better than the default found) in the bank with
   /// the default policy (provenance policy "default"), so the next job counts it as a hit
   /// instead of tuning it again. AOE writes nothing for it; false does the same.
@@ -288,6 +298,14 @@ template <class Backend>
   std::vector<KnowledgeKind> kinds{KnowledgeKind::schedule};
   if (options.format_tuning) kinds.push_back(KnowledgeKind::format);
   if (options.impl_tuning) kinds.push_back(KnowledgeKind::impl);
+  detail::TransferHints hints;
+  if (options.transfer_hints > 0) {
+    auto read = detail::TransferHints::from_bank(bank, options.scope, kinds);
+    if (!read) return read.error();
+    hints = std::move(*read);
+  }
+  // Every trial of the operators tuned so far, in task order, for a learned cost model.
+  auto learned = std::make_shared<TransferData>();
 
   const auto fused = fuse(graph);
   std::vector<const FusedOperator*> tasks;
@@ -342,10 +360,11 @@ template <class Backend>
       if (!found) return found.error();  // a bank that became unreadable: stop the job
       std::optional<Configuration> stored_cfg;
       double stored_value = 0;
+      Measurement ms;
       if (found->has_value()) {
         stored_cfg = space.find((*found)->configuration);
         if (stored_cfg && space.is_valid(*stored_cfg)) {
-          const Measurement ms = runner->evaluate(*stored_cfg);
+          ms = runner->evaluate(*stored_cfg);
           if (ms.ok()) {
             stored_value = ms.value;
           } else {
@@ -368,20 +387,41 @@ template <class Backend>
                  !stored_cfg && it != unsatisfied_in_job.end()) {
         perf = it->second;  // same computation as an operator before it: same outcome
       } else {
-        Tuner<AnySearch, ParallelMeasure<std::remove_cvref_t<decltype(*runner)>>, MemoryRepository>
-            tuner(
-                std::move(*make_opat_search(options.search)),
+        // The search starts from what is known: the stored configuration, the default (both
+        // measured above, handed back by KnownMeasure) and the winners of similar operators.
+        SearchStart start;
+        std::vector<std::pair<Configuration, Measurement>> known{{def, m0}};
+        if (stored_cfg) {
+          start.initial.push_back(*stored_cfg);
+          known.emplace_back(*stored_cfg, ms);
+        }
+        start.initial.push_back(def);
+        const std::vector<Feature> context = detail::operator_features(f.op, kind, options.scope);
+        start.context = context;
+        // Shared, not copied: the job appends to it only after this search has ended.
+        if (!learned->rows.empty()) start.prior = learned;
+        const std::string op_text = operator_key_text(f.op, options.impl_mode);
+        for (const auto& values : hints.nearest(kind, op_text, options.transfer_hints)) {
+          if (auto c = detail::project_onto(space, values, def)) start.initial.push_back(*c);
+        }
+        using Measure =
+            detail::KnownMeasure<ParallelMeasure<std::remove_cvref_t<decltype(*runner)>>>;
+        Tuner<AnySearch, Measure, MemoryRepository> tuner(
+            std::move(*make_opat_search(options.search, start)),
+            Measure(
                 ParallelMeasure<std::remove_cvref_t<decltype(*runner)>>(*runner, options.parallel),
-                MemoryRepository{},
-                TunerOptions{.seed = derive_seed(options.seed,
-                                                 detail::fnv1a(key.problem) + (stored_cfg ? 1 : 0)),
-                             .batch_size = options.batch_size});
+                std::move(known)),
+            MemoryRepository{},
+            TunerOptions{.seed = derive_seed(options.seed,
+                                             detail::fnv1a(key.problem) + (stored_cfg ? 1 : 0)),
+                         .batch_size = options.batch_size});
         const TuningResult r = tuner.tune(
             space,
             MaxEvaluations{options.budget.evaluations} || NoImprovement{options.budget.patience},
             detail::StopFlagObserver{options.stop});
         rep.evaluations += r.history.size();
         perf.best_so_far_us = detail::best_so_far_us(r.history);
+        append_trials(*learned, context, space, r.history);
         interrupted = r.reason == StopReason::observer;
         const double reference = stored_cfg ? stored_value : m0.value;
         perf.before_us = reference * 1e6;
@@ -401,6 +441,7 @@ template <class Backend>
           } else {
             perf.after_us = r.best_value * 1e6;
             use = *r.best_configuration;
+            hints.add(kind, op_text, rec.configuration, true);
           }
         } else {
           perf.outcome = stored_cfg ? OpatOutcome::reserved : OpatOutcome::unsatisfied;

@@ -11,9 +11,15 @@
 #include "aoe/search/random_search.hpp"
 #include "aoe/search/search_names.hpp"
 #include "aoe/search/simulated_annealing.hpp"
+#include "aoe/search/transfer_data.hpp"
 #include "aoe/space/configuration.hpp"
+#if defined(AOE_WITH_XGBOOST)  // linked with aoe::xgboost (cmake/AoeXGBoost.cmake)
+#include "aoe/search/xgboost/xgboost_model.hpp"
+#include "aoe/search/xgboost/xgboost_search.hpp"
+#endif
 
 #include <array>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -28,12 +34,19 @@ struct SearchStart {
   /// bayesian and ensemble), e.g. a runner's `default_configuration()`. Grid and random search
   /// ignore them: they are the baselines the others are compared with.
   std::vector<Configuration> initial{};
+  /// For the learned cost model ("xgboost", "evolutionary-xgboost"): the features of the
+  /// problem tuned (operator, SoC) and the trials of problems tuned before it
+  /// (docs/search.md#transfer). The other policies ignore them.
+  std::vector<Feature> context{};
+  std::shared_ptr<const TransferData> prior{};
 };
 
 /// A search policy, with its default options, by name: one of `search_names()` — "grid"
 /// (GridSearch in the `spread` order), "random" (RandomSearch), "annealing"
 /// (SimulatedAnnealing<>), "evolutionary" (Evolutionary<>), "bayesian" (Bayesian<>),
-/// "ensemble" (Ensemble over annealing, evolutionary and bayesian), started as `start` says. An
+/// "ensemble" (Ensemble over annealing, evolutionary and bayesian), and with aoe::xgboost
+/// "xgboost" (XGBoostSearch: the learned cost model as surrogate) and "evolutionary-xgboost"
+/// (Evolutionary<XGBoostModel>: offspring pre-screened by it), started as `start` says. An
 /// unknown name is `Errc::invalid_argument`, with a message that lists the valid names.
 /// (A template only so that including this header instantiates no policy until it is called.)
 template <class = void>
@@ -60,6 +73,29 @@ template <class = void>
     o.initial = start.initial;
     return AnySearch(Ensemble(Ensemble::default_members(), std::move(o)));
   }
+#if defined(AOE_WITH_XGBOOST)
+  if (name == "xgboost") {
+    XGBoostSearchOptions o;
+    o.initial = start.initial;
+    o.context = start.context;
+    o.prior = start.prior;
+    return AnySearch(XGBoostSearch(std::move(o)));
+  }
+  if (name == "evolutionary-xgboost") {
+    EvolutionaryOptions o;
+    o.initial = start.initial;
+    o.screening = 8;
+    return AnySearch(
+        Evolutionary<XGBoostModel>(std::move(o), XGBoostModel({}, start.context, start.prior)));
+  }
+#else
+  if (name == "xgboost" || name == "evolutionary-xgboost") {
+    return make_error(Errc::unsupported, "search policy '" + std::string(name) +
+                                             "' needs the XGBoost cost model (aoe::xgboost), "
+                                             "which this build does not have (Debian: "
+                                             "libxgboost-dev, then reconfigure)");
+  }
+#endif
   std::string valid;
   for (const auto n : search_names()) {
     if (!valid.empty()) valid += ", ";

@@ -10,8 +10,14 @@
 namespace aoe {
 
 namespace detail {
+#if defined(AOE_WITH_XGBOOST)  // linked with aoe::xgboost: the learned cost model's policies
+inline constexpr std::array<std::string_view, 8> search_names{
+    "grid",     "random",   "annealing", "evolutionary",
+    "bayesian", "ensemble", "xgboost",   "evolutionary-xgboost"};
+#else
 inline constexpr std::array<std::string_view, 6> search_names{
     "grid", "random", "annealing", "evolutionary", "bayesian", "ensemble"};
+#endif
 }  // namespace detail
 
 /// The names `make_search` (search/by_name.hpp) accepts, in the order tools list them.

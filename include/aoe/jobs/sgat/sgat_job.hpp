@@ -13,6 +13,7 @@
 #include "aoe/detail/write_json.hpp"
 #include "aoe/graph/graph.hpp"
 #include "aoe/graph/graph_index.hpp"
+#include "aoe/jobs/detail/transfer.hpp"
 #include "aoe/jobs/opat_report.hpp"
 #include "aoe/jobs/parallel_measure.hpp"
 #include "aoe/jobs/sgat/graph_bank.hpp"
@@ -331,10 +332,12 @@ inline void sgat_annotate(boost::json::array& nodes, const SubgraphSpace& sp,
       if (!found) return found.error();  // a bank that became unreadable: stop the job
       std::optional<Configuration> stored_cfg;
       double stored_value = 0;
+      Measurement stored_m;
       if (found->has_value()) {
         stored_cfg = space.find((*found)->knowledge);
         if (stored_cfg && space.is_valid(*stored_cfg)) {
           const Measurement m = scorer.evaluate(*stored_cfg);
+          stored_m = m;
           if (m.ok()) {
             stored_value = m.value;
           } else {
@@ -356,10 +359,22 @@ inline void sgat_annotate(boost::json::array& nodes, const SubgraphSpace& sp,
         rep.outcome = SgatOutcome::unsatisfied;  // the same subgraph as one before it
         rep.before_ms = base * 1e3;
       } else {
-        using Measure = ParallelMeasure<SubgraphScorer>;
-        auto search = make_search(options.search);  // checked at the start of the job
+        // The search starts from the stored strategy and the default, both measured above and
+        // handed back by KnownMeasure, not measured again (docs/search.md#transfer).
+        SearchStart start;
+        std::vector<std::pair<Configuration, Measurement>> known{
+            {def, Measurement::success(base, {}, base)}};  // what scorer.evaluate(def) gives
+        if (stored_cfg) {
+          start.initial.push_back(*stored_cfg);
+          known.emplace_back(*stored_cfg, stored_m);
+        }
+        start.initial.push_back(def);
+        using Measure = detail::KnownMeasure<ParallelMeasure<SubgraphScorer>>;
+        auto search = make_search(options.search, start);  // checked at the start of the job
         Tuner<AnySearch, Measure, MemoryRepository> tuner(
-            std::move(*search), Measure(scorer, options.parallel), MemoryRepository{},
+            std::move(*search),
+            Measure(ParallelMeasure<SubgraphScorer>(scorer, options.parallel), std::move(known)),
+            MemoryRepository{},
             TunerOptions{.seed = derive_seed(options.seed, task.key.hash + (stored_cfg ? 1 : 0)),
                          .batch_size = options.batch_size});
         const TuningResult r = tuner.tune(

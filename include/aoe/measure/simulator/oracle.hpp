@@ -6,6 +6,7 @@
 #include "aoe/space/configuration.hpp"
 #include "aoe/space/space.hpp"
 
+#include <atomic>
 #include <cstddef>
 #include <limits>
 
@@ -19,10 +20,18 @@ struct OracleResult {
   std::size_t evaluated = 0;  ///< configurations enumerated (satisfying the constraints)
 };
 
+/// How many times `oracle` was called in this process: the oracle only scores (benches, tests);
+/// a test checks that a job never calls it.
+[[nodiscard]] inline std::atomic<std::size_t>& oracle_calls() noexcept {
+  static std::atomic<std::size_t> calls{0};
+  return calls;
+}
+
 /// Enumerates every configuration of `runner.space()` that satisfies its constraints (the
 /// space's lazy Enumerator) and times each without noise. Spaces of ~10^6 points take well
 /// under a second. An empty `best` means no configuration fits.
 [[nodiscard]] inline OracleResult oracle(const Runner<device::Simulator>& runner) {
+  oracle_calls().fetch_add(1, std::memory_order_relaxed);
   OracleResult r;
   Space::Enumerator e = runner.space().enumerate();
   Configuration c;

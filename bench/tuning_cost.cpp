@@ -1,0 +1,295 @@
+// Tuning cost (issue #13): how close OPAT gets to the simulator oracle's optimum for a given
+// number of measurements per operator. For every bundled model (examples/models/) and, when
+// this build has ONNX import, the two ONNX models of ../shared/models; for budgets of
+// evaluations per distinct operator and knowledge kind; for each search policy; over several
+// seeds (means reported): the model-level fraction of the oracle (the model's time with every
+// operator at the oracle's optimum / its tuned time), the median and worst operator's fraction,
+// and the search's own CPU seconds per evaluation. Each job runs from an empty bank on the
+// reference simulator (Ascend910A), one measuring thread. The oracle only scores: it is called
+// here, after the job, never by the job.
+//
+//   tuning_cost [--models DIR] [--shared DIR] [--model NAME,...] [--search NAME,...]
+//               [--budgets N,...] [--seeds N] [--soc NAME] [--verbose]
+// (--verbose: every operator's default, tuned and oracle time on stderr)
+//
+// Prints {"default_search": NAME, "results": [{"model", "search", "evaluations_per_operator",
+// "model_fraction_of_oracle", "median_operator_fraction", "worst_operator_fraction",
+// "search_cpu_seconds_per_evaluation", ...}, ...]}. An operator fraction above 1 (the job beat
+// the oracle, which means the oracle is not one) is reported raw and counted in
+// "operators_above_oracle".
+#include <aoe/graph/loader.hpp>
+#include <aoe/jobs/opat_job.hpp>
+#include <aoe/jobs/simulator_backend.hpp>
+#include <aoe/measure/simulator/oracle.hpp>
+#if defined(AOE_WITH_ONNX)
+#include <aoe/graph/onnx/onnx_loader.hpp>
+#endif
+
+#include <boost/json/array.hpp>
+#include <boost/json/object.hpp>
+#include <boost/json/serialize.hpp>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+double cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  for (std::string item; std::getline(in, item, ',');) {
+    if (!item.empty()) out.push_back(item);
+  }
+  return out;
+}
+
+// The simulator backend, with the CPU time its evaluations take (the job measures on one
+// thread, so the job's CPU time minus this is the search's own, plus bookkeeping).
+struct TimedRunner {
+  aoe::Runner<aoe::device::Simulator> runner;
+  double* spent;
+  [[nodiscard]] const aoe::Space& space() const { return runner.space(); }
+  [[nodiscard]] aoe::Configuration default_configuration() const {
+    return runner.default_configuration();
+  }
+  [[nodiscard]] aoe::Measurement evaluate(const aoe::Configuration& c) const {
+    const double t0 = cpu_seconds();
+    auto m = runner.evaluate(c);
+    *spent += cpu_seconds() - t0;
+    return m;
+  }
+};
+
+struct TimedBackend {
+  aoe::SimulatorBackend inner;
+  double spent = 0;
+  [[nodiscard]] aoe::Result<TimedRunner> create(const aoe::OperatorDesc& op,
+                                                aoe::KnowledgeKind kind) {
+    auto r = inner.create(op, kind);
+    if (!r) return r.error();
+    return TimedRunner{std::move(*r), &spent};
+  }
+};
+
+struct Point {
+  double model_fraction = 0;
+  double median = 0;
+  double worst = 0;
+  double cpu_per_evaluation = 0;
+  std::size_t above = 0;
+  std::size_t evaluations = 0;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string models_dir;
+  std::string shared_dir;
+  std::vector<std::string> models{"resnet50",
+                                  "bert_base",
+                                  "mobilenet_v2",
+                                  "gpt2_block",
+                                  "ch_ppocr_mobile_v2.0_cls_infer",
+                                  "ch_PP-OCRv4_det_infer"};
+  std::vector<std::string> searches{"evolutionary", "annealing", "bayesian"};
+#if defined(AOE_WITH_XGBOOST)
+  searches.push_back("xgboost");
+  searches.push_back("evolutionary-xgboost");
+#endif
+  std::vector<std::size_t> budgets{8, 16, 32, 64, 128, 400};
+  std::size_t seeds = 3;
+  std::string soc_name = "Ascend910A";
+  bool verbose = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--verbose") {
+      verbose = true;
+      continue;
+    }
+    if (i + 1 >= argc) {
+      std::cerr << "tuning_cost: " << a << " needs a value\n";
+      return 2;
+    }
+    const std::string v = argv[++i];
+    if (a == "--models") {
+      models_dir = v;
+    } else if (a == "--shared") {
+      shared_dir = v;
+    } else if (a == "--model") {
+      models = split(v);
+    } else if (a == "--search") {
+      searches = split(v);
+    } else if (a == "--budgets") {
+      budgets.clear();
+      for (const auto& b : split(v)) budgets.push_back(std::stoul(b));
+    } else if (a == "--seeds") {
+      seeds = std::stoul(v);
+    } else if (a == "--soc") {
+      soc_name = v;
+    } else {
+      std::cerr << "tuning_cost: unknown option " << a << "\n";
+      return 2;
+    }
+  }
+#ifdef AOE_SOURCE_DIR
+  if (models_dir.empty()) models_dir = std::string(AOE_SOURCE_DIR) + "/examples/models";
+  if (shared_dir.empty()) shared_dir = std::string(AOE_SOURCE_DIR) + "/../../shared/models";
+#endif
+  for (const auto& s : searches) {
+    if (auto ok = aoe::make_opat_search(s); !ok) {
+      std::cerr << "tuning_cost: --search: " << ok.error().message << "\n";
+      return 2;
+    }
+  }
+  auto soc = aoe::sim::Soc::builtin(soc_name);
+  if (!soc) {
+    std::cerr << "tuning_cost: --soc: " << soc.error().message << "\n";
+    return 2;
+  }
+  const fs::path scratch =
+      fs::temp_directory_path() / ("aoe_tuning_cost_" + std::to_string(::getpid()));
+  boost::json::array results;
+  int status = 0;
+  for (const auto& name : models) {
+    aoe::Result<aoe::Graph> graph = aoe::make_error(aoe::Errc::not_found, "no such model");
+    if (fs::exists(fs::path(models_dir) / (name + ".json"))) {
+      graph = aoe::load_graph(fs::path(models_dir) / (name + ".json"));
+    } else if (fs::exists(fs::path(shared_dir) / (name + ".onnx"))) {
+#if defined(AOE_WITH_ONNX)
+      const std::string shape =
+          name.find("det") != std::string::npos ? "x:1,3,640,640" : "x:1,3,48,192";
+      auto shapes = aoe::parse_input_shape(shape);
+      if (!shapes) {
+        std::cerr << "tuning_cost: " << shapes.error().message << "\n";
+        return 1;
+      }
+      graph = aoe::load_onnx(fs::path(shared_dir) / (name + ".onnx"), {.input_shapes = *shapes});
+#else
+      std::cerr << "tuning_cost: " << name << ": this build has no ONNX import: skipped\n";
+      continue;
+#endif
+    } else {
+      std::cerr << "tuning_cost: model " << name << " not found in " << models_dir << " or "
+                << shared_dir << ": skipped\n";
+      continue;
+    }
+    if (!graph) {
+      std::cerr << "tuning_cost: " << name << ": " << graph.error().message << "\n";
+      status = 1;
+      continue;
+    }
+    const auto fused = aoe::fuse(*graph);
+    std::map<std::string, const aoe::FusedOperator*> by_name;
+    for (const auto& f : fused) by_name[f.op.name] = &f;
+    std::map<std::string, double> oracle_us;  // by operator key text
+    aoe::SimulatorBackend plain(*soc);
+    for (const auto& search : searches) {
+      for (const std::size_t budget : budgets) {
+        Point mean;
+        std::size_t runs = 0;
+        for (std::size_t seed = 0; seed < seeds; ++seed) {
+          fs::remove_all(scratch);
+          aoe::KnowledgeBank bank({.custom_root = scratch / "bank"});
+          TimedBackend backend{aoe::SimulatorBackend(*soc)};
+          aoe::OpatOptions options{.scope = plain.scope(),
+                                   .search = search,
+                                   .budget = {.evaluations = budget, .patience = budget},
+                                   .seed = seed,
+                                   .parallel = 1,
+                                   .result_dir = scratch / "work"};
+          const double cpu0 = cpu_seconds();
+          auto job = aoe::run_opat(*graph, backend, bank, options);
+          const double cpu = cpu_seconds() - cpu0;
+          if (!job) {
+            std::cerr << "tuning_cost: " << name << " " << search << ": " << job.error().message
+                      << "\n";
+            status = 1;
+            continue;
+          }
+          std::vector<double> fractions;
+          double tuned = 0;
+          double best = 0;
+          Point p;
+          for (const auto& op : job->report.operators) {
+            if (op.failed() || op.kinds.empty()) continue;
+            const auto* f = by_name.at(op.op_name);
+            const std::string key = aoe::operator_key_text(f->op, "");
+            auto it = oracle_us.find(key);
+            if (it == oracle_us.end()) {
+              auto runner = plain.create(f->op, aoe::KnowledgeKind::schedule);
+              if (!runner) continue;
+              it = oracle_us.emplace(key, aoe::sim::oracle(*runner).value * 1e6).first;
+            }
+            const double after = op.kinds.front().after_us;
+            fractions.push_back(it->second / after);
+            if (verbose) {
+              std::cerr << "  " << op.op_name << " " << op.op_type << " default "
+                        << op.kinds.front().before_us << " tuned " << after << " oracle "
+                        << it->second << " fraction " << it->second / after << " evaluations "
+                        << op.evaluations << "\n";
+            }
+            p.above += it->second > after * (1 + 1e-9) ? 1 : 0;
+            tuned += after;
+            best += it->second;
+            p.evaluations += op.evaluations;
+          }
+          if (fractions.empty()) continue;
+          std::sort(fractions.begin(), fractions.end());
+          p.model_fraction = best / tuned;
+          p.median = fractions[fractions.size() / 2];
+          p.worst = fractions.front();
+          p.cpu_per_evaluation = p.evaluations ? std::max(0.0, cpu - backend.spent) /
+                                                     static_cast<double>(p.evaluations)
+                                               : 0;
+          mean.model_fraction += p.model_fraction;
+          mean.median += p.median;
+          mean.worst += p.worst;
+          mean.cpu_per_evaluation += p.cpu_per_evaluation;
+          mean.above += p.above;
+          mean.evaluations += p.evaluations;
+          ++runs;
+        }
+        if (runs == 0) continue;
+        const auto n = static_cast<double>(runs);
+        boost::json::object o;
+        o["model"] = name;
+        o["search"] = search;
+        o["evaluations_per_operator"] = static_cast<std::int64_t>(budget);
+        o["model_fraction_of_oracle"] = mean.model_fraction / n;
+        o["median_operator_fraction"] = mean.median / n;
+        o["worst_operator_fraction"] = mean.worst / n;
+        o["search_cpu_seconds_per_evaluation"] = mean.cpu_per_evaluation / n;
+        o["seeds"] = static_cast<std::int64_t>(runs);
+        o["evaluations"] = static_cast<double>(mean.evaluations) / n;
+        o["operators_above_oracle"] = static_cast<std::int64_t>(mean.above);
+        // Each point on stderr as it ends, so that a run stopped early keeps what it measured.
+        std::cerr << boost::json::serialize(o) << "\n";
+        results.push_back(std::move(o));
+      }
+    }
+  }
+  fs::remove_all(scratch);
+  boost::json::object root;
+  root["default_search"] = aoe::OpatOptions{}.search;
+  root["results"] = std::move(results);
+  std::cout << boost::json::serialize(root) << "\n";
+  return status;
+}
