@@ -690,3 +690,38 @@ TEST_CASE(
   REQUIRE_FALSE(gw.has_value());
   CHECK(gw.error().message.find("has rank 4 and weight 'w' rank 3") != std::string::npos);
 }
+
+TEST_CASE("onnx: a Conv fed a wrong rank by an earlier node is an error, never a crash") {
+  // The rank of 'f' is known only after shape inference, so the loader cannot check it
+  // beforehand; libonnx 1.12 reads out of bounds on it. The inference that could crash runs in
+  // a child process first.
+  OnnxModel m;
+  m.input("x", {1, 3, 8, 8}).weight("w", {4, 3, 3, 7});
+  m.node("Flatten", {"x"}, {"f"}, "flatten");
+  auto& n = m.node("Conv", {"f", "w"}, {"c"}, "conv");
+  aoe::test::set_ints(n, "pads", {1, 1, 1, 1});
+  m.node("Relu", {"c"}, {"y"}, "relu");
+  m.output("y");
+  const auto g = aoe::parse_onnx(m.bytes(), "late_rank.onnx");
+  REQUIRE_FALSE(g.has_value());
+  INFO(g.error().message);
+  CHECK(g.error().message.starts_with("late_rank.onnx: "));
+  // libonnx's inference crashes on it (SIGSEGV in the child); the test process lives on.
+  CHECK(g.error().message.find("shape inference crashed on this model (signal") !=
+        std::string::npos);
+  CHECK(g.error().message.find("in a child process") != std::string::npos);
+}
+
+TEST_CASE("onnx: a valid CNN whose Conv inputs come from earlier nodes loads (guarded inference)") {
+  OnnxModel m;
+  m.input("x", {1, 3, 8, 8}).weight("w1", {4, 3, 3, 3}).weight("w2", {4, 4, 3, 3});
+  auto& c1 = m.node("Conv", {"x", "w1"}, {"a"}, "conv1");
+  aoe::test::set_ints(c1, "pads", {1, 1, 1, 1});
+  m.node("Relu", {"a"}, {"b"}, "relu");
+  auto& c2 = m.node("Conv", {"b", "w2"}, {"y"}, "conv2");
+  aoe::test::set_ints(c2, "pads", {1, 1, 1, 1});
+  m.output("y");
+  const auto g = aoe::parse_onnx(m.bytes(), "cnn.onnx");
+  REQUIRE(g.has_value());
+  CHECK(g->nodes.size() == 3);
+}

@@ -19,8 +19,13 @@
 #include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <csignal>
 #include <cstdint>
+#include <cstring>
 #include <exception>
 #include <filesystem>
 #include <fstream>
@@ -354,7 +359,9 @@ class OnnxReader {
   /// their attributes' lengths: libonnx 1.12's shape inference reads out of bounds otherwise
   /// (fuzzing found it: a rank-2 input to a Conv with a 4-D weight is a SIGSEGV in
   /// onnx::convPoolShapeInference).
-  Result<void> check_conv_ranks() const {
+  /// `unchecked` is set when a convolution or pool's input (or weight) rank is not known yet:
+  /// the output of an earlier node, before the first inference.
+  Result<void> check_conv_ranks(bool& unchecked) const {
     const auto& g = model_.graph();
     std::map<std::string, int> rank;
     const auto note = [&](const onnx::ValueInfoProto& vi) {
@@ -371,7 +378,10 @@ class OnnxReader {
       const bool pool = op == "MaxPool" || op == "AveragePool" || op == "LpPool";
       if ((!conv && !pool) || n.input_size() == 0) continue;
       const auto x = rank.find(n.input(0));
-      if (x == rank.end()) continue;
+      if (x == rank.end()) {
+        unchecked = true;
+        continue;
+      }
       const int r = x->second;
       if (r < 3) {
         return fail(Errc::schema_error, node_label(n) + ": input '" + n.input(0) + "' has rank " +
@@ -380,6 +390,7 @@ class OnnxReader {
       }
       if (conv && n.input_size() > 1) {
         const auto w = rank.find(n.input(1));
+        if (w == rank.end()) unchecked = true;
         if (w != rank.end() && w->second != r) {
           return fail(Errc::schema_error, node_label(n) + ": input '" + n.input(0) + "' has rank " +
                                               std::to_string(r) + " and weight '" + n.input(1) +
@@ -403,11 +414,52 @@ class OnnxReader {
     return {};
   }
 
+  /// libonnx 1.12's shape inference can crash (read out of bounds) on a convolution or pool
+  /// whose input rank does not fit its weight or attributes; check_conv_ranks catches that only
+  /// where the rank is known before inference. Where it is not, inference runs first in a child
+  /// process (a copy of this one): its crash becomes a named error here, never a crash of the
+  /// caller. The child only computes and exits.
+  Result<void> inference_survives(const onnx::ShapeInferenceOptions& options) {
+    const pid_t pid = ::fork();
+    if (pid < 0) {
+      return fail(Errc::io_error, std::string("cannot start the guarded shape inference (fork: ") +
+                                      std::strerror(errno) + ")");
+    }
+    if (pid == 0) {
+      for (const int s : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) ::signal(s, SIG_DFL);
+      try {
+        onnx::shape_inference::InferShapes(model_, onnx::OpSchemaRegistry::Instance(), options);
+      } catch (...) {  // NOLINT(bugprone-empty-catch): the parent reports inference errors
+      }
+      ::_exit(0);
+    }
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0) {
+      if (errno != EINTR) {
+        return fail(Errc::io_error, std::string("cannot wait for the guarded shape inference: ") +
+                                        std::strerror(errno));
+      }
+    }
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return {};
+    const std::string how = WIFSIGNALED(status)
+                                ? std::string("signal ") + ::strsignal(WTERMSIG(status))
+                                : "exit status " + std::to_string(WEXITSTATUS(status));
+    return fail(Errc::schema_error,
+                "the ONNX library's shape inference crashed on this model (" + how +
+                    ", in a child process; nothing else was affected): the known cause is a "
+                    "Conv, ConvTranspose or pool whose input rank does not fit its weight's rank "
+                    "or its pads/strides/dilations/kernel_shape; check those nodes");
+  }
+
   Result<void> infer() {
-    if (auto r = check_conv_ranks(); !r) return r.error();
+    bool unchecked = false;
+    if (auto r = check_conv_ranks(unchecked); !r) return r.error();
     try {
       onnx::ShapeInferenceOptions options(/*check_type=*/false, /*error_mode=*/1,
                                           /*enable_data_propagation=*/true);
+      if (unchecked) {
+        if (auto r = inference_survives(options); !r) return r.error();
+      }
       onnx::shape_inference::InferShapes(model_, onnx::OpSchemaRegistry::Instance(), options);
     } catch (const std::exception& e) {
       return fail(Errc::schema_error, std::string("shape inference failed: ") + e.what());
