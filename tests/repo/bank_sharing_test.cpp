@@ -180,7 +180,9 @@ TEST_CASE("bank: a built-in file this project cannot read is skipped with one wa
   std::vector<std::string> warnings;
   const auto foreign =
       aoe::KnowledgeBank::file_for(builtin.path(), scope, aoe::KnowledgeKind::schedule);
-  write(foreign, "\x89" "CANN binary knowledge");
+  write(foreign,
+        "\x89"
+        "CANN binary knowledge");
   aoe::KnowledgeBank bank(
       {.custom_root = custom.path(),
        .builtin_root = builtin.path(),
@@ -191,7 +193,8 @@ TEST_CASE("bank: a built-in file this project cannot read is skipped with one wa
   CHECK(warnings[0].find("skipping built-in bank file " + foreign.string()) != std::string::npos);
   // The custom bank stays strict: the same content there is an error.
   write(aoe::KnowledgeBank::file_for(custom.path(), scope, aoe::KnowledgeKind::schedule),
-        "\x89" "CANN binary knowledge");
+        "\x89"
+        "CANN binary knowledge");
   aoe::KnowledgeBank strict({.custom_root = custom.path()});
   CHECK(!strict.lookup(key_of(8)).has_value());
 }
