@@ -23,6 +23,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -31,6 +32,7 @@
 #include <fstream>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace {
 
@@ -44,6 +46,16 @@ enum class Target {
   kernel_tuner,
   t4
 };
+
+constexpr std::pair<std::string_view, Target> targets[] = {
+    {"model", Target::model},
+    {"knowledge_bank", Target::knowledge_bank},
+    {"graph_bank", Target::graph_bank},
+    {"gdat_bank", Target::gdat_bank},
+    {"profile", Target::profile},
+    {"cluster", Target::cluster},
+    {"kernel_tuner", Target::kernel_tuner},
+    {"t4", Target::t4}};
 
 Target target = Target::model;
 std::filesystem::path root;  // a private directory for the bank files
@@ -59,28 +71,15 @@ void write(const std::filesystem::path& file, std::string_view data) {
 extern "C" int LLVMFuzzerInitialize(int* /*argc*/, char*** /*argv*/) {
   const char* name = std::getenv("AOE_FUZZ_TARGET");
   const std::string t = name != nullptr ? name : "";
-  if (t == "model") {
-    target = Target::model;
-  } else if (t == "knowledge_bank") {
-    target = Target::knowledge_bank;
-  } else if (t == "graph_bank") {
-    target = Target::graph_bank;
-  } else if (t == "gdat_bank") {
-    target = Target::gdat_bank;
-  } else if (t == "profile") {
-    target = Target::profile;
-  } else if (t == "cluster") {
-    target = Target::cluster;
-  } else if (t == "kernel_tuner") {
-    target = Target::kernel_tuner;
-  } else if (t == "t4") {
-    target = Target::t4;
-  } else {
+  const auto found = std::find_if(std::begin(targets), std::end(targets),
+                                  [&t](const auto& entry) { return t == entry.first; });
+  if (found == std::end(targets)) {
     std::fprintf(stderr,
                  "aoe_fuzz: set AOE_FUZZ_TARGET to model, knowledge_bank, graph_bank, gdat_bank, "
                  "profile, cluster, kernel_tuner or t4\n");
     std::exit(2);
   }
+  target = found->second;
   const char* tmp = std::getenv("TMPDIR");
   root = std::filesystem::path(tmp != nullptr ? tmp : "/tmp") /
          ("aoe_fuzz_" + t + "_" + std::to_string(::getpid()));
