@@ -78,6 +78,19 @@ Job run_job(const aoe::test::TempDir& dir, int job_type, std::vector<std::string
   return j;
 }
 
+/// `run_job` that must succeed and write its result file, trace and page (and, for OPAT and
+/// SGAT, the op_summary CSV).
+Job run_job_ok(const aoe::test::TempDir& dir, int job_type) {
+  Job j = run_job(dir, job_type);
+  INFO(j.run.err);
+  REQUIRE(j.run.code == 0);
+  REQUIRE(!j.result.empty());
+  REQUIRE(!j.trace.empty());
+  if (job_type != 4) REQUIRE(!j.csv.empty());
+  REQUIRE(!j.html.empty());
+  return j;
+}
+
 double ms(const boost::json::object& o, std::string_view key) { return o.at(key).as_double(); }
 
 /// Checks the Chrome trace and returns, per pid, the sum of its operator events' durations (us).
@@ -230,13 +243,7 @@ fs::path screenshot(std::string_view name) { return fs::current_path() / std::st
 
 TEST_CASE("aoe --report: OPAT's trace, op_summary and HTML match the result file") {
   aoe::test::TempDir dir("report_opat");
-  const Job j = run_job(dir, 2);
-  INFO(j.run.err);
-  REQUIRE(j.run.code == 0);
-  REQUIRE(!j.result.empty());
-  REQUIRE(!j.trace.empty());
-  REQUIRE(!j.csv.empty());
-  REQUIRE(!j.html.empty());
+  const Job j = run_job_ok(dir, 2);
   // Named after the result file's timestamp, as the tuned model.
   const auto ts = j.result.filename().string().substr(std::string("aoe_result_opat_").size(), 18);
   CHECK(j.html.filename().string() == "resnet50_" + ts + "_report.html");
@@ -295,11 +302,7 @@ TEST_CASE("aoe --report: OPAT's trace, op_summary and HTML match the result file
 TEST_CASE("aoe --report: SGAT's subgraphs and GDAT's splits, and --report=off") {
   {
     aoe::test::TempDir dir("report_sgat");
-    const Job j = run_job(dir, 1);
-    INFO(j.run.err);
-    REQUIRE(j.run.code == 0);
-    REQUIRE(!j.trace.empty());
-    REQUIRE(!j.html.empty());
+    const Job j = run_job_ok(dir, 1);
     const auto sums = check_trace(j.trace, "operator");
     REQUIRE(sums.size() == 2);
     CHECK(sums.at(1) / 1e3 ==
@@ -309,11 +312,7 @@ TEST_CASE("aoe --report: SGAT's subgraphs and GDAT's splits, and --report=off") 
   }
   {
     aoe::test::TempDir dir("report_gdat");
-    const Job j = run_job(dir, 4);
-    INFO(j.run.err);
-    REQUIRE(j.run.code == 0);
-    REQUIRE(!j.trace.empty());
-    REQUIRE(!j.html.empty());
+    const Job j = run_job_ok(dir, 4);
     CHECK(j.csv.empty());  // a training step has no operator list
     const auto doc = boost::json::parse(read(j.trace)).as_object();
     std::map<std::int64_t, double> iteration;
@@ -356,10 +355,7 @@ TEST_CASE(
   }
   for (const int job_type : {2, 1, 4}) {
     aoe::test::TempDir dir("report_chromium");
-    const Job j = run_job(dir, job_type);
-    INFO(j.run.err);
-    REQUIRE(j.run.code == 0);
-    REQUIRE(!j.html.empty());
+    const Job j = run_job_ok(dir, job_type);
     const char* name = job_type == 2 ? "opat" : job_type == 1 ? "sgat" : "gdat";
     const std::string dom = chromium_dom(j.html, screenshot(std::string(name) + "_report.png"));
     INFO(name);
