@@ -25,11 +25,13 @@
 #include <boost/json/serialize.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstddef>
 #include <filesystem>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace aoe::report {
@@ -72,9 +74,115 @@ inline std::string repo_cards(std::size_t add, std::size_t hit, std::size_t rese
 
 }  // namespace detail
 
+namespace detail {
+
+/// The timeline's horizontal axis: microseconds to x.
+struct TimeAxis {
+  double left = 0, width = 0, total = 1;
+  [[nodiscard]] double x(double us) const { return left + us / total * width; }
+};
+
+/// A lane's rectangle with a tooltip.
+inline void lane_rect(std::string& s, double x, double y, double w, double h, std::string_view fill,
+                      double opacity, const std::string& title, std::string_view extra = {}) {
+  s += "<rect x=\"" + html::num(x, 2) + "\" y=\"" + html::num(y, 1) + "\" width=\"" +
+       html::num(w, 2) + "\" height=\"" + html::num(h, 0) + "\" fill=\"" + std::string(fill) + "\"";
+  if (opacity < 1) s += " fill-opacity=\"" + html::num(opacity, 2) + "\"";
+  s += extra;
+  s += "><title>" + html::escape(title) + "</title></rect>";
+}
+
+/// A pipe's busy time in an operator execution, in the execution's microseconds.
+inline double pipe_busy_us(const OpExecution& op, int q) {
+  const auto& p = *op.profile;
+  return p.pipes[static_cast<std::size_t>(q)].busy * static_cast<double>(p.waves) * op.duration_us /
+         p.seconds;
+}
+
+/// Each operator of `ph` as its own rectangle, and its pipes' spans below it.
+inline void operator_lanes(std::string& s, const Phase& ph, const TimeAxis& a, double y,
+                           double lane, double step) {
+  using sim::detail::pipe_count;
+  for (const auto& op : ph.ops) {
+    const double x = a.x(op.start_us), w = std::max(0.6, a.x(op.start_us + op.duration_us) - x);
+    lane_rect(s, x, y, w, lane, bound_colour(op.profile), 1,
+              op.name + " (" + op.type + "): " + html::num(op.duration_us) + " us, " +
+                  bound_name(op.profile) + " bound",
+              " stroke=\"#fff\" stroke-width=\"0.4\"");
+    if (!op.profile || op.profile->seconds <= 0) continue;
+    const auto& p = *op.profile;
+    const double us = op.duration_us / p.seconds;
+    const double stretch = p.block > 0 ? p.wave / p.block : 1.0;
+    for (int q = 0; q < pipe_count; ++q) {
+      const auto& span = p.pipes[static_cast<std::size_t>(q)];
+      if (span.busy <= 0) continue;
+      const double t0 = op.start_us + (p.launch + span.start * stretch) * us;
+      const double t1 =
+          op.start_us +
+          (p.launch + static_cast<double>(p.waves - 1) * p.wave + span.end * stretch) * us;
+      const double u = std::clamp(
+          span.end > span.start ? span.busy / ((span.end - span.start) * stretch) : 0.0, 0.0, 1.0);
+      lane_rect(s, a.x(t0), y + (q + 1) * step, std::max(0.4, a.x(t1) - a.x(t0)), lane,
+                html::colour(static_cast<std::size_t>(q)), 0.15 + 0.85 * u,
+                op.name + ": " + sim::detail::pipe_names[q] + " busy " + html::percent(u) +
+                    " of its span");
+    }
+  }
+}
+
+/// A phase of more operators than the timeline has pixels: one rectangle per pixel column (the
+/// operators whose middle falls in it), coloured by the bound that holds most of its time, and
+/// per pipe the share of the column's time that pipe is busy.
+inline void binned_lanes(std::string& s, const Phase& ph, const TimeAxis& a, double y, double lane,
+                         double step, bool pipes) {
+  using sim::detail::pipe_count;
+  struct Column {
+    std::size_t first = 0, count = 0;
+    double us = 0;
+    std::map<std::string_view, double> by_colour;
+    std::array<double, sim::detail::pipe_count> busy{};
+  };
+  const auto columns = static_cast<std::size_t>(std::max(1.0, std::ceil(a.width)));
+  std::vector<Column> cols(columns);
+  for (std::size_t i = 0; i < ph.ops.size(); ++i) {
+    const auto& op = ph.ops[i];
+    const double mid = a.x(op.start_us + op.duration_us / 2) - a.left;
+    Column& c = cols[std::min(columns - 1, static_cast<std::size_t>(std::max(0.0, mid)))];
+    if (c.count++ == 0) c.first = i;
+    c.us += op.duration_us;
+    c.by_colour[bound_colour(op.profile)] += op.duration_us;
+    if (!op.profile || op.profile->seconds <= 0) continue;
+    for (int q = 0; q < pipe_count; ++q) c.busy[static_cast<std::size_t>(q)] += pipe_busy_us(op, q);
+  }
+  for (std::size_t k = 0; k < columns; ++k) {
+    const Column& c = cols[k];
+    if (c.count == 0) continue;
+    const auto top =
+        std::max_element(c.by_colour.begin(), c.by_colour.end(),
+                         [](const auto& l, const auto& r) { return l.second < r.second; });
+    const std::string what = std::to_string(c.count) + " operators from " + ph.ops[c.first].name +
+                             ": " + html::num(c.us) + " us";
+    lane_rect(s, a.left + static_cast<double>(k), y, 1, lane, top->first, 1, what);
+    for (int q = 0; pipes && q < pipe_count; ++q) {
+      const double u =
+          c.us > 0 ? std::clamp(c.busy[static_cast<std::size_t>(q)] / c.us, 0.0, 1.0) : 0.0;
+      if (u <= 0) continue;
+      lane_rect(s, a.left + static_cast<double>(k), y + (q + 1) * step, 1, lane,
+                html::colour(static_cast<std::size_t>(q)), 0.15 + 0.85 * u,
+                what + "; " + sim::detail::pipe_names[q] + " busy " + html::percent(u));
+    }
+  }
+}
+
+}  // namespace detail
+
+/// A phase of more operators than this is drawn in pixel columns (`detail::binned_lanes`).
+inline constexpr std::size_t timeline_operators = 2000;
+
 /// The profile's phases on one time axis: per phase the operator stream (coloured by bound) and,
 /// when the simulator modelled the operators, a lane per pipe (each operator's pipe from its
-/// first to its last activity, its opacity the pipe's utilisation there).
+/// first to its last activity, its opacity the pipe's utilisation there). A phase of more than
+/// `timeline_operators` operators is drawn one pixel column at a time.
 [[nodiscard]] inline std::string timeline_svg(const ModelProfile& m) {
   using sim::detail::pipe_count;
   double total = 0;
@@ -85,20 +193,19 @@ inline std::string repo_cards(std::size_t add, std::size_t hit, std::size_t rese
     for (const auto& op : ph.ops) pipes = pipes || op.profile.has_value();
   }
   const double width = 1120, left = 120, right = 10, lane = 18, gap = 4;
-  const double pw = width - left - right;
+  const detail::TimeAxis axis{left, width - left - right, total};
   const int lanes = pipes ? 1 + pipe_count : 1;
   const double block_h = lanes * (lane + gap) + 22;
   const double height = 24 + block_h * static_cast<double>(m.phases.size());
-  const auto fx = [&](double us) { return left + us / total * pw; };
   std::string s = "<svg id=\"timeline-svg\" viewBox=\"0 0 " + html::num(width, 0) + " " +
                   html::num(height, 0) + "\" width=\"" + html::num(width, 0) + "\" height=\"" +
                   html::num(height, 0) + "\" role=\"img\">";
   // Time axis.
   for (int i = 0; i <= 10; ++i) {
     const double t = total * i / 10;
-    s += "<line x1=\"" + html::num(fx(t), 1) + "\" x2=\"" + html::num(fx(t), 1) +
+    s += "<line x1=\"" + html::num(axis.x(t), 1) + "\" x2=\"" + html::num(axis.x(t), 1) +
          "\" y1=\"14\" y2=\"" + html::num(height, 0) + "\" stroke=\"#eef1f4\"/>";
-    s += "<text x=\"" + html::num(fx(t), 1) + "\" y=\"10\" font-size=\"10\" text-anchor=\"" +
+    s += "<text x=\"" + html::num(axis.x(t), 1) + "\" y=\"10\" font-size=\"10\" text-anchor=\"" +
          (i == 10 ? "end" : "middle") + "\">" + detail::duration_text(t) + "</text>";
   }
   double y = 24;
@@ -108,47 +215,66 @@ inline std::string repo_cards(std::size_t add, std::size_t hit, std::size_t rese
     s += "<text x=\"" + html::num(left, 0) + "\" y=\"" + html::num(y + 10, 0) +
          "\" font-size=\"11\" fill=\"#5b6570\">" + detail::duration_text(ph.total_us()) + "</text>";
     y += 16;
-    const double y_stream = y;
-    s += "<text x=\"4\" y=\"" + html::num(y_stream + 13, 0) +
+    s += "<text x=\"4\" y=\"" + html::num(y + 13, 0) +
          "\" font-size=\"10\" fill=\"#5b6570\">operators</text>";
     for (int q = 0; pipes && q < pipe_count; ++q) {
       s += "<text x=\"4\" y=\"" + html::num(y + (q + 1) * (lane + gap) + 13, 0) +
            "\" font-size=\"10\" fill=\"#5b6570\">" + sim::detail::pipe_names[q] + "</text>";
     }
-    for (const auto& op : ph.ops) {
-      const double x = fx(op.start_us), w = std::max(0.6, fx(op.start_us + op.duration_us) - x);
-      s += "<rect x=\"" + html::num(x, 2) + "\" y=\"" + html::num(y_stream, 1) + "\" width=\"" +
-           html::num(w, 2) + "\" height=\"" + html::num(lane, 0) + "\" fill=\"" +
-           std::string(detail::bound_colour(op.profile)) +
-           "\" stroke=\"#fff\" stroke-width=\"0.4\"><title>" + html::escape(op.name) + " (" +
-           html::escape(op.type) + "): " + html::num(op.duration_us) + " us, " +
-           detail::bound_name(op.profile) + " bound</title></rect>";
-      if (!op.profile || op.profile->seconds <= 0) continue;
-      const auto& p = *op.profile;
-      const double us = op.duration_us / p.seconds;
-      const double stretch = p.block > 0 ? p.wave / p.block : 1.0;
-      for (int q = 0; q < pipe_count; ++q) {
-        const auto& span = p.pipes[static_cast<std::size_t>(q)];
-        if (span.busy <= 0) continue;
-        const double t0 = op.start_us + (p.launch + span.start * stretch) * us;
-        const double t1 =
-            op.start_us +
-            (p.launch + static_cast<double>(p.waves - 1) * p.wave + span.end * stretch) * us;
-        const double u =
-            span.end > span.start ? span.busy / ((span.end - span.start) * stretch) : 0.0;
-        s += "<rect x=\"" + html::num(fx(t0), 2) + "\" y=\"" +
-             html::num(y_stream + (q + 1) * (lane + gap), 1) + "\" width=\"" +
-             html::num(std::max(0.4, fx(t1) - fx(t0)), 2) + "\" height=\"" + html::num(lane, 0) +
-             "\" fill=\"" + std::string(html::colour(static_cast<std::size_t>(q))) +
-             "\" fill-opacity=\"" + html::num(0.15 + 0.85 * std::clamp(u, 0.0, 1.0), 2) +
-             "\"><title>" + html::escape(op.name) + ": " + sim::detail::pipe_names[q] + " busy " +
-             html::percent(std::clamp(u, 0.0, 1.0)) + " of its span</title></rect>";
-      }
+    if (ph.ops.size() > timeline_operators) {
+      detail::binned_lanes(s, ph, axis, y, lane, lane + gap, pipes);
+    } else {
+      detail::operator_lanes(s, ph, axis, y, lane, lane + gap);
     }
-    y = y_stream + lanes * (lane + gap) + 10;
+    y += lanes * (lane + gap) + 10;
   }
   return s + "</svg>";
 }
+
+namespace detail {
+
+/// A row of OPAT's ranked table: the operator before (`ob`) and after (`oa`), its report.
+inline std::string opat_table_row(std::size_t rank, const OpExecution& ob, const OpExecution& oa,
+                                  const OpatOperatorReport* rep, double max_us) {
+  std::string outcome;
+  if (rep != nullptr) {
+    for (const auto& k : rep->kinds) {
+      outcome += (outcome.empty() ? "" : ", ") +
+                 (rep->kinds.size() > 1 ? std::string(to_string(k.kind)) + " " : "") +
+                 std::string(to_string(k.outcome));
+    }
+  }
+  std::string util = "-";
+  if (oa.profile) {
+    const auto& p = *oa.profile;
+    const double core = static_cast<double>(p.waves) * p.wave;
+    const auto u = [&](sim::detail::Pipe q) {
+      return core > 0 ? p.pipes[q].busy * static_cast<double>(p.waves) / core : 0.0;
+    };
+    util = html::utilisation_bars({{"Cube", u(sim::detail::cube)},
+                                   {"Vec", u(sim::detail::vector)},
+                                   {"MTE2", u(sim::detail::mte2)},
+                                   {"MTE1", u(sim::detail::mte1)},
+                                   {"MTE3", u(sim::detail::mte3)}});
+  }
+  const std::string bound = bound_name(ob.profile) == bound_name(oa.profile)
+                                ? bound_name(oa.profile)
+                                : bound_name(ob.profile) + " &rarr; " + bound_name(oa.profile);
+  return "<tr data-op=\"" + html::escape(ob.name) + "\"><td class=\"n\">" +
+         std::to_string(rank + 1) + "</td><td class=\"name\">" + html::escape(ob.name) +
+         "</td><td class=\"type\">" + html::escape(ob.type) + "</td><td class=\"n\">" +
+         html::num(ob.duration_us) + "</td><td class=\"n\">" + html::num(oa.duration_us) +
+         "</td><td class=\"n\">" + html::num(ob.duration_us - oa.duration_us) + "</td><td>" +
+         html::bar_pair(ob.duration_us, oa.duration_us, max_us, 110) +
+         "</td><td class=\"nowrap\">" + bound + "</td><td>" + util + "</td><td>" +
+         html::escape(outcome) + "</td><td class=\"n\">" +
+         std::to_string(rep ? rep->evaluations : 0) + "</td></tr>";
+}
+
+}  // namespace detail
+
+/// OPAT's ranked table shows this many operators, the rest are in the op_summary CSV.
+inline constexpr std::size_t table_operators = 500;
 
 /// The OPAT job's page. `result_file` is the name shown; `profile` from `opat_profile`.
 [[nodiscard]] inline std::string opat_html(const OpatReport& r, const ModelProfile& profile,
@@ -206,46 +332,18 @@ inline std::string repo_cards(std::size_t add, std::size_t hit, std::size_t rese
        "class=\"n\">before (us)</th><th class=\"n\">after (us)</th><th class=\"n\">saved "
        "(us)</th><th>before / after</th><th>bound</th><th>pipe utilisation after</th><th>"
        "outcome</th><th class=\"n\" title=\"candidates measured\">evals</th></tr></thead><tbody>";
-  for (std::size_t rank = 0; rank < order.size(); ++rank) {
+  const std::size_t rows = std::min(order.size(), table_operators);
+  for (std::size_t rank = 0; rank < rows; ++rank) {
     const auto& ob = profile.phases[0].ops[order[rank]];
-    const auto& oa = profile.phases[1].ops[order[rank]];
-    const auto* rep = reports.count(ob.name) ? reports[ob.name] : nullptr;
-    std::string outcome;
-    if (rep != nullptr) {
-      for (const auto& k : rep->kinds) {
-        outcome += (outcome.empty() ? "" : ", ") +
-                   (rep->kinds.size() > 1 ? std::string(to_string(k.kind)) + " " : "") +
-                   std::string(to_string(k.outcome));
-      }
-    }
-    std::string util = "-";
-    if (oa.profile) {
-      const auto& p = *oa.profile;
-      const double core = static_cast<double>(p.waves) * p.wave;
-      const auto u = [&](sim::detail::Pipe q) {
-        return core > 0 ? p.pipes[q].busy * static_cast<double>(p.waves) / core : 0.0;
-      };
-      util = html::utilisation_bars({{"Cube", u(sim::detail::cube)},
-                                     {"Vec", u(sim::detail::vector)},
-                                     {"MTE2", u(sim::detail::mte2)},
-                                     {"MTE1", u(sim::detail::mte1)},
-                                     {"MTE3", u(sim::detail::mte3)}});
-    }
-    const std::string bound =
-        detail::bound_name(ob.profile) == detail::bound_name(oa.profile)
-            ? detail::bound_name(oa.profile)
-            : detail::bound_name(ob.profile) + " &rarr; " + detail::bound_name(oa.profile);
-    b += "<tr data-op=\"" + html::escape(ob.name) + "\"><td class=\"n\">" +
-         std::to_string(rank + 1) + "</td><td class=\"name\">" + html::escape(ob.name) +
-         "</td><td class=\"type\">" + html::escape(ob.type) + "</td><td class=\"n\">" +
-         html::num(ob.duration_us) + "</td><td class=\"n\">" + html::num(oa.duration_us) +
-         "</td><td class=\"n\">" + html::num(ob.duration_us - oa.duration_us) + "</td><td>" +
-         html::bar_pair(ob.duration_us, oa.duration_us, max_us, 110) +
-         "</td><td class=\"nowrap\">" + bound + "</td><td>" + util + "</td><td>" +
-         html::escape(outcome) + "</td><td class=\"n\">" +
-         std::to_string(rep ? rep->evaluations : 0) + "</td></tr>";
+    b += detail::opat_table_row(rank, ob, profile.phases[1].ops[order[rank]],
+                                reports.count(ob.name) ? reports[ob.name] : nullptr, max_us);
   }
   b += "</tbody></table></div>";
+  if (rows < order.size()) {
+    b += "<p class=\"note\" id=\"ops-shown\">The " + std::to_string(rows) +
+         " operators that saved the most of " + std::to_string(order.size()) +
+         "; every operator is in the op_summary CSV.</p>";
+  }
   bool failed_any = false;
   for (const auto& op : r.operators) failed_any = failed_any || op.failed();
   if (failed_any) {

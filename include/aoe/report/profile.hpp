@@ -21,6 +21,7 @@
 #include "aoe/measure/simulator/simulator_runner.hpp"
 #include "aoe/measure/simulator/soc.hpp"
 #include "aoe/op/operator_desc.hpp"
+#include "aoe/repo/bank_key.hpp"
 #include "aoe/space/value.hpp"
 
 #include <boost/json/array.hpp>
@@ -132,6 +133,20 @@ inline std::optional<sim::detail::Profile> simulate(
   for (const auto& f : m.fused) by_name.emplace(f.op.name, &f.op);
   Phase before{"before tuning", {}};
   Phase after{"after tuning", {}};
+  // Operators of one computation (same key text, members and knowledge) have one profile: a
+  // model of 10^5 operators has a few hundred distinct ones.
+  std::map<std::string, std::optional<sim::detail::Profile>, std::less<>> seen;
+  using Knowledge = std::vector<std::pair<std::string, std::vector<NamedValue>>>;
+  const auto profiled = [&](const OperatorDesc& d, const Knowledge* knowledge,
+                            std::string_view text) {
+    std::string key = operator_key_text(d, "");
+    for (const auto& member : d.members) key += "|" + member;
+    key += "|";
+    key += text;
+    auto it = seen.find(key);
+    if (it == seen.end()) it = seen.emplace(key, detail::simulate(soc, d, knowledge)).first;
+    return it->second;
+  };
   double t0 = 0;
   double t1 = 0;
   for (const auto& op : report.operators) {
@@ -143,8 +158,8 @@ inline std::optional<sim::detail::Profile> simulate(
                   op.result_us, std::nullopt, detail::knowledge_text(op.knowledge),
                   desc};
     if (desc != nullptr) {
-      b.profile = detail::simulate(soc, *desc, nullptr);
-      a.profile = detail::simulate(soc, *desc, &op.knowledge);
+      b.profile = profiled(*desc, nullptr, "");
+      a.profile = profiled(*desc, &op.knowledge, a.knowledge);
     }
     t0 += b.duration_us;
     t1 += a.duration_us;
@@ -238,7 +253,30 @@ inline boost::json::object trace_document(boost::json::array events, std::string
 /// Waves drawn one by one; the rest of an operator's waves is one event per pipe.
 inline constexpr std::int64_t drawn_waves = 8;
 
+/// Which operators of `ops` get their launch, TransData and pipe events: all of them up to
+/// `limit`, else the `limit` longest (ties: the earlier). Keeps the trace of a model of 10^5
+/// operators in tens of megabytes instead of hundreds.
+[[nodiscard]] inline std::vector<bool> detailed_operators(const std::vector<OpExecution>& ops,
+                                                          std::size_t limit) {
+  std::vector<bool> detailed(ops.size(), ops.size() <= limit);
+  if (ops.size() <= limit) return detailed;
+  std::vector<std::size_t> order(ops.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  const auto longer = [&ops](std::size_t a, std::size_t b) {
+    return ops[a].duration_us != ops[b].duration_us ? ops[a].duration_us > ops[b].duration_us
+                                                    : a < b;
+  };
+  std::nth_element(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(limit), order.end(),
+                   longer);
+  for (std::size_t i = 0; i < limit; ++i) detailed[order[i]] = true;
+  return detailed;
+}
+
 }  // namespace detail
+
+/// A phase's operators whose pipes the trace draws (all of them in a phase of at most this many
+/// operators, else the longest); every operator is on the stream track.
+inline constexpr std::size_t trace_pipe_operators = 2000;
 
 /// Track ids of a phase's process: the stream, then one per pipe.
 inline constexpr int stream_tid = 1;
@@ -261,7 +299,9 @@ inline constexpr int stream_tid = 1;
                            std::string("AI Core pipe ") + sim::detail::pipe_names[p]);
       }
     }
-    for (const auto& op : phase.ops) {
+    const std::vector<bool> detailed = detail::detailed_operators(phase.ops, trace_pipe_operators);
+    for (std::size_t i = 0; i < phase.ops.size(); ++i) {
+      const OpExecution& op = phase.ops[i];
       auto e =
           detail::trace_event(op.name, "operator", pid, stream_tid, op.start_us, op.duration_us);
       boost::json::object args;
@@ -276,7 +316,7 @@ inline constexpr int stream_tid = 1;
       }
       e["args"] = std::move(args);
       events.push_back(std::move(e));
-      if (!op.profile || op.profile->seconds <= 0) continue;
+      if (!detailed[i] || !op.profile || op.profile->seconds <= 0) continue;
       const auto& p = *op.profile;
       // The job's figure is a measurement of the same configuration (OPAT measures the kinds'
       // combined choice); on a noisy device it can differ from this profile's, so the schedule
