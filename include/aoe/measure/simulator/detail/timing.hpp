@@ -229,17 +229,17 @@ template <class Sink = NoProfile>
   if (v[format] == 1 && md.tensors_nd) o.seconds += md.format_transdata_seconds;
   if constexpr (std::is_same_v<Sink, Profile*>) {
     Profile& p = *profile;
-    p = Profile{};
-    p.family = Family::cube;
-    p.blocks = blocks;
-    p.cores = active;
-    p.waves = waves;
-    p.launch = s.launch_overhead_seconds;
-    p.block = block;
-    p.block_overhead = s.block_overhead_cycles / f;
-    p.wave = std::max(static_cast<double>(waves) * block, cap) / static_cast<double>(waves);
-    p.transdata = v[format] == 1 && md.tensors_nd ? md.format_transdata_seconds : 0.0;
-    p.seconds = o.seconds;
+    p = Profile{
+        .family = Family::cube,
+        .blocks = blocks,
+        .cores = active,
+        .waves = waves,
+        .launch = s.launch_overhead_seconds,
+        .block = block,
+        .wave = std::max(static_cast<double>(waves) * block, cap) / static_cast<double>(waves),
+        .block_overhead = s.block_overhead_cycles / f,
+        .transdata = v[format] == 1 && md.tensors_nd ? md.format_transdata_seconds : 0.0,
+        .seconds = o.seconds};
     // The stream (MTE2 -> MTE1/Cube per L1 step), then the output stage per output tile.
     timing::two_stage(steps, t2, inner, v[db_l1] != 0, p.pipes[Pipe::mte2], p.pipes[Pipe::cube]);
     p.pipes[Pipe::mte1] = p.pipes[Pipe::cube];
@@ -346,19 +346,18 @@ template <class Sink = NoProfile>
   }
   if constexpr (std::is_same_v<Sink, Profile*>) {
     Profile& p = *profile;
-    p = Profile{};
-    p.family = Family::vector;
-    p.blocks = cores;
-    p.cores = cores;
-    p.waves = 1;
-    p.launch = s.launch_overhead_seconds;
-    p.block = core;
-    p.block_overhead = s.block_overhead_cycles / f;
-    p.wave = std::max(core, cap);
-    p.transdata = md.softmax_formats && (v[format] == 1) != md.tensor_nz
-                      ? 2 * md.format_transdata_seconds
-                      : 0;
-    p.seconds = o.seconds;
+    p = Profile{.family = Family::vector,
+                .blocks = cores,
+                .cores = cores,
+                .waves = 1,
+                .launch = s.launch_overhead_seconds,
+                .block = core,
+                .wave = std::max(core, cap),
+                .block_overhead = s.block_overhead_cycles / f,
+                .transdata = md.softmax_formats && (v[format] == 1) != md.tensor_nz
+                                 ? 2 * md.format_transdata_seconds
+                                 : 0,
+                .seconds = o.seconds};
     const double period = v[db_ub] ? std::max({t_in, t_vec, t_out}) : t_in + t_vec + t_out;
     p.pipes[Pipe::mte2] = {0, (tiles - 1) * period + t_in, tiles * t_in};
     p.pipes[Pipe::vector] = {t_in, (tiles - 1) * period + t_in + t_vec, tiles * t_vec};
