@@ -190,13 +190,68 @@ TEST_CASE("aoe: bad inputs and environments") {
   }
 }
 
-TEST_CASE("aoe (process): SIGINT in the middle of a job ends it cleanly") {
+/// The built `aoe`: env AOE_BINARY, else the build's path; empty when neither exists.
+std::string aoe_binary() {
   std::string binary;
   if (const char* b = std::getenv("AOE_BINARY")) binary = b;
 #ifdef AOE_TOOL_AOE_PATH
   if (binary.empty()) binary = AOE_TOOL_AOE_PATH;
 #endif
-  if (binary.empty() || !fs::exists(binary)) {
+  return !binary.empty() && fs::exists(binary) ? binary : std::string();
+}
+
+TEST_CASE("aoe (process): stdout a pipe nobody reads is exit 8 with the reason, not SIGPIPE") {
+  const std::string binary = aoe_binary();
+  if (binary.empty()) {
+    aoe::test::skip("AOE_BINARY is not set (the path of the built aoe)");
+    return;
+  }
+  TempDir dir("epipe");
+  fs::create_directories(dir.path / "bank");
+  const fs::path err = dir.path / "stderr.txt";
+  int pipe_fds[2];
+  REQUIRE(::pipe(pipe_fds) == 0);
+  ::close(pipe_fds[0]);  // no reader from the start: every write to stdout fails with EPIPE
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    ::signal(SIGPIPE, SIG_DFL);  // as a shell starts it (an ignored signal stays ignored in exec)
+    ::dup2(pipe_fds[1], STDOUT_FILENO);
+    ::close(pipe_fds[1]);
+    if (std::FILE* f = std::fopen(err.c_str(), "w")) ::dup2(::fileno(f), STDERR_FILENO);
+    ::setenv("TUNE_BANK_PATH", (dir.path / "bank").c_str(), 1);
+    ::setenv("ASCEND_WORK_PATH", dir.path.c_str(), 1);
+    const std::string m =
+        "--model=" + std::string(AOE_TESTS_SOURCE_DIR) + "/../examples/models/resnet50.json";
+    ::execl(binary.c_str(), binary.c_str(), m.c_str(), "--job_type=2", "--budget=2",
+            "--progress_bar=off", static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  ::close(pipe_fds[1]);
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  INFO("killed by signal ", WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == aoe_tool::exit_output);
+  std::ifstream in(err);
+  std::ostringstream text;
+  text << in.rdbuf();
+  CHECK(text.str().find("stdout") != std::string::npos);
+  // The job itself finished: its result file says so.
+  fs::path result;
+  for (const auto& e : fs::directory_iterator(dir.path)) {
+    if (e.path().filename().string().starts_with("aoe_result_opat_")) result = e.path();
+  }
+  REQUIRE_FALSE(result.empty());
+  std::ifstream r(result);
+  std::ostringstream body;
+  body << r.rdbuf();
+  CHECK(body.str().find("\"tuning successful\"") != std::string::npos);
+}
+
+TEST_CASE("aoe (process): SIGINT in the middle of a job ends it cleanly") {
+  const std::string binary = aoe_binary();
+  if (binary.empty()) {
     aoe::test::skip("AOE_BINARY is not set (the path of the built aoe)");
     return;
   }

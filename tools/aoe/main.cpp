@@ -42,6 +42,9 @@ int main(int argc, char** argv) {
   sigemptyset(&action.sa_mask);
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
+  // A reader that went away (`aoe ... | head`) makes the next write to stdout fail with EPIPE,
+  // which the job reports as exit 8, instead of killing the process in the middle of a write.
+  std::signal(SIGPIPE, SIG_IGN);
   return aoe_tool::run(argc, argv, aoe::process_getenv(), std::cout, std::cerr, &stop_requested,
                        ::isatty(STDOUT_FILENO) == 1);
 }
