@@ -14,7 +14,6 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -81,9 +80,11 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s\n", table.error().what().c_str());
     return 1;
   }
-  std::ofstream csv("trials.csv");
-  table->write_csv(csv);
+  if (auto written = table->write("trials.csv", aoe::TableFormat::csv); !written) {
+    std::fprintf(stderr, "%s\n", written.error().what().c_str());
+    return 1;
+  }
   std::printf("%zu trials of %s exported to trials.csv; the database is %s\n", table->size(),
               key.problem.c_str(), path.c_str());
-  return csv ? 0 : 1;
+  return 0;
 }
