@@ -32,6 +32,7 @@
 #include <fstream>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <utility>
 
 namespace {
@@ -84,6 +85,10 @@ extern "C" int LLVMFuzzerInitialize(int* /*argc*/, char*** /*argv*/) {
   root = std::filesystem::path(tmp != nullptr ? tmp : "/tmp") /
          ("aoe_fuzz_" + t + "_" + std::to_string(::getpid()));
   std::filesystem::create_directories(root);
+  std::atexit([] {  // libFuzzer ends a run with exit(): the bank files go with it
+    std::error_code ec;
+    std::filesystem::remove_all(root, ec);
+  });
   return 0;
 }
 

@@ -12,7 +12,11 @@ seconds="${1:-15}"
 out="${2:-build/fuzz}"
 fuzz/build.sh "$out"
 targets=(model knowledge_bank graph_bank gdat_bank profile cluster kernel_tuner t4)
-[[ -x "$out/aoe_fuzz_onnx" ]] && targets+=(onnx)
+if [[ -x "$out/aoe_fuzz_onnx" ]]; then
+  targets+=(onnx)
+else
+  printf '%-15s %-8s (no libonnx-dev: the ONNX target was not built)\n' onnx skipped
+fi
 mkdir -p "$out/findings"
 failed=()
 for t in "${targets[@]}"; do
