@@ -119,20 +119,6 @@ std::string fmt(double x) {
   return buffer;
 }
 
-std::string escape(const std::string& text) {
-  std::string out;
-  for (const char ch : text) {
-    switch (ch) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += ch;
-    }
-  }
-  return out;
-}
-
 }  // namespace
 
 std::string to_svg(const std::vector<ProblemResult>& results, const Settings& settings) {
@@ -172,8 +158,8 @@ std::string to_svg(const std::vector<ProblemResult>& results, const Settings& se
       return y0 + top + plot_h * (1 - (f - y_min) / (1 - y_min));
     };
     svg << "<text x=\"" << left << "\" y=\"" << fmt(y0 + 22) << "\" font-size=\"14\" "
-        << "font-weight=\"bold\">" << escape(pr.problem->name) << " (" << settings.repeats
-        << " repetitions, seed " << settings.seed << ")</text>\n";
+        << "font-weight=\"bold\">" << aoe::report::html::escape(pr.problem->name) << " ("
+        << settings.repeats << " repetitions, seed " << settings.seed << ")</text>\n";
     // Axes, grid and ticks.
     svg << "<rect x=\"" << left << "\" y=\"" << fmt(y0 + top) << "\" width=\"" << plot_w
         << "\" height=\"" << plot_h << "\" fill=\"none\" stroke=\"#333\"/>\n";
@@ -242,7 +228,7 @@ std::string to_svg(const std::vector<ProblemResult>& results, const Settings& se
           << "\" fill-opacity=\"0.3\"/><line x1=\"" << lx << "\" x2=\"" << lx + 18 << "\" y1=\""
           << fmt(ly - 2) << "\" y2=\"" << fmt(ly - 2) << "\" stroke=\"" << colour
           << "\" stroke-width=\"2\"/><text x=\"" << lx + 24 << "\" y=\"" << fmt(ly + 2) << "\">"
-          << escape(st.name) << " (score " << score << ")</text>\n";
+          << aoe::report::html::escape(st.name) << " (score " << score << ")</text>\n";
     }
     svg << "<line x1=\"" << lx << "\" x2=\"" << lx + 18 << "\" y1=\"" << fmt(ly - 2) << "\" y2=\""
         << fmt(ly - 2)

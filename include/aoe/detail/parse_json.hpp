@@ -182,6 +182,21 @@ namespace aoe::detail {
   return std::string_view::npos;
 }
 
+/// One reference token of a JSON pointer (RFC 6901): '~' -> "~0", '/' -> "~1".
+[[nodiscard]] inline std::string pointer_token(std::string_view token) {
+  std::string out;
+  for (const char ch : token) {
+    if (ch == '~') {
+      out += "~0";
+    } else if (ch == '/') {
+      out += "~1";
+    } else {
+      out += ch;
+    }
+  }
+  return out;
+}
+
 [[nodiscard]] inline bool all_finite(const boost::json::value& v, std::string& pointer);
 
 /// True when every number in `a` is finite; otherwise `pointer` is where the first one is not.
@@ -199,17 +214,7 @@ namespace aoe::detail {
 [[nodiscard]] inline bool all_finite(const boost::json::object& o, std::string& pointer) {
   for (const auto& [k, e] : o) {
     if (!all_finite(e, pointer)) {
-      std::string token;
-      for (const char ch : k) {
-        if (ch == '~') {
-          token += "~0";
-        } else if (ch == '/') {
-          token += "~1";
-        } else {
-          token += ch;
-        }
-      }
-      pointer.insert(0, "/" + token);
+      pointer.insert(0, "/" + pointer_token(k));
       return false;
     }
   }

@@ -8,6 +8,7 @@
 #define AOE_DETAIL_READ_INPUT_HPP
 
 #include "aoe/core/error.hpp"
+#include "aoe/io/detail/file_descriptor.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -106,11 +107,8 @@ namespace detail {
   const std::string name = file.string();
   auto opened = open_input_file(file, what);
   if (!opened) return opened.error();
-  const int fd = *opened;
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }
-  } closer{fd};
+  const FileDescriptor closer(*opened);
+  const int fd = closer.get();
   struct stat st {};
   if (::fstat(fd, &st) != 0) {
     return make_error(Errc::io_error, name + ": cannot stat: " + std::strerror(errno));

@@ -29,21 +29,6 @@ inline constexpr std::int64_t model_format_version = 1;
 
 namespace detail {
 
-/// Escapes a JSON pointer reference token (RFC 6901).
-inline std::string pointer_token(std::string_view s) {
-  std::string out;
-  for (const char c : s) {
-    if (c == '~') {
-      out += "~0";
-    } else if (c == '/') {
-      out += "~1";
-    } else {
-      out.push_back(c);
-    }
-  }
-  return out;
-}
-
 class GraphReader {
  public:
   explicit GraphReader(std::string source) : source_(std::move(source)) {}

@@ -16,26 +16,9 @@
 
 namespace aoe::replay::detail {
 
-/// One reference token of a JSON pointer (RFC 6901): '~' -> "~0", '/' -> "~1".
-[[nodiscard]] inline std::string pointer_token(std::string_view token) {
-  std::string out;
-  for (const char ch : token) {
-    if (ch == '~') {
-      out += "~0";
-    } else if (ch == '/') {
-      out += "~1";
-    } else {
-      out += ch;
-    }
-  }
-  return out;
-}
-
-/// Parses `text` strictly (aoe/detail/parse_json.hpp); errors name the file, line and column.
-[[nodiscard]] inline Result<boost::json::value> parse_json(std::string_view text,
-                                                           const std::string& path) {
-  return aoe::detail::parse_json(text, path);
-}
+// The strict parser (errors name the file, line and column) and JSON pointer tokens.
+using aoe::detail::parse_json;
+using aoe::detail::pointer_token;
 
 /// A JSON number as a double.
 [[nodiscard]] inline std::optional<double> number(const boost::json::value& v) {
