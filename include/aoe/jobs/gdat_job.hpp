@@ -21,6 +21,7 @@
 #include "aoe/jobs/gdat/split_space.hpp"
 #include "aoe/jobs/gdat/split_strategy.hpp"
 #include "aoe/jobs/gdat_report.hpp"
+#include "aoe/jobs/job_skeleton.hpp"
 #include "aoe/repo/memory_repository.hpp"
 #include "aoe/search/by_name.hpp"
 #include "aoe/search/evolutionary.hpp"
@@ -38,6 +39,8 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <tuple>
+#include <utility>
 
 namespace aoe {
 
@@ -47,17 +50,11 @@ namespace aoe {
 /// default (evolutionary) search came within 0.54% of the optimum on ResNet-50 and BERT-base at
 /// 8 and 64 devices over 20 seeds each, where 2000 evaluations (600 without improvement) left
 /// 3 runs in 20 on BERT-base at 64 devices above 1% (docs/gdat.md).
-struct GdatBudget {
-  std::size_t evaluations = 0;
-  std::size_t patience = 0;
-};
+using GdatBudget = JobBudget;
 
 [[nodiscard]] inline Result<GdatBudget> gdat_budget_preset(std::string_view level) {
-  if (level == "O2") return GdatBudget{.evaluations = 10000, .patience = 3000};
-  if (level == "O1") return GdatBudget{.evaluations = 40000, .patience = 12000};
-  return make_error(Errc::invalid_argument, "--tune_optimization_level='" + std::string(level) +
-                                                "': expected O1 (high performance) or O2 "
-                                                "(normal, the default)");
+  return job_budget_preset(level, {.evaluations = 10000, .patience = 3000},
+                           {.evaluations = 40000, .patience = 12000});
 }
 
 /// The search policy GDAT uses for `name`: `make_search(name)`.
@@ -94,26 +91,6 @@ struct GdatJobResult {
 
 namespace detail {
 
-/// Stops the search when the job is asked to stop, and reports progress.
-struct GdatObserver {
-  const std::atomic<bool>* stop;
-  const std::function<void(std::size_t, std::size_t)>* progress;
-  std::size_t budget;
-  [[nodiscard]] bool on_batch(std::span<const Trial> /*trials*/, const TuningState& state) const {
-    if (progress != nullptr && *progress) (*progress)(state.evaluations, budget);
-    return stop != nullptr && stop->load();
-  }
-};
-
-inline std::uint64_t gdat_fnv1a(std::string_view s) {
-  std::uint64_t h = 1469598103934665603ULL;
-  for (const char c : s) {
-    h ^= static_cast<unsigned char>(c);
-    h *= 1099511628211ULL;
-  }
-  return h;
-}
-
 /// Drops the cuts of `split` that do not pay for themselves: while removing one leaves the
 /// iteration time no longer, it is removed (fewer all-reduces for the same modelled time; each
 /// has costs the model does not see). Returns the model evaluations it made.
@@ -146,17 +123,12 @@ inline std::size_t drop_idle_cuts(const gdat::IterationModel& model, GdatSplit& 
   return cluster.signature() + ";segments=" + std::to_string(max_segments);
 }
 
-/// Runs GDAT. Errors: invalid options or inputs (Errc::invalid_argument, naming the option or
-/// the field), the bank and the result file (the environment). When `options.stop` is set
-/// during the search, the job ends after the current batch with the report marked "tune tuning
-/// incomplete" and returns Errc::interrupted, with the job so far in `partial`.
-[[nodiscard]] inline Result<GdatJobResult> run_gdat(const gdat::GradientProfile& profile,
-                                                    const gdat::Cluster& cluster,
-                                                    gdat::GradientFusionBank& bank,
-                                                    const GdatOptions& options,
-                                                    GdatJobResult* partial = nullptr) {
-  using Clock = std::chrono::steady_clock;
-  const auto started = Clock::now();
+namespace detail {
+
+/// The options and inputs checked before a job: errors name the option or the field.
+[[nodiscard]] inline Result<void> gdat_check(const gdat::GradientProfile& profile,
+                                             const gdat::Cluster& cluster,
+                                             const GdatOptions& options) {
   if (options.max_segments < 1 || options.max_segments > gdat::max_split_segments) {
     return make_error(Errc::invalid_argument,
                       "segments (--segments) = " + std::to_string(options.max_segments) +
@@ -180,154 +152,152 @@ inline std::size_t drop_idle_cuts(const gdat::IterationModel& model, GdatSplit& 
     return make_error(Errc::invalid_argument,
                       profile.name + ": expected non-negative forward and tail times");
   }
-  auto search = make_gdat_search(options.search);
-  if (!search) return search.error();
+  return {};
+}
 
-  GdatJobResult job;
-  GdatReport& rep = job.report;
-  rep.tuning_name = profile.name;
-  rep.timestamp = aoe_timestamp();
-  rep.tid = static_cast<long>(::gettid());
-  job.result_file = options.result_dir / gdat_result_file_name(rep.timestamp);
-  {
-    std::error_code ec;
-    std::filesystem::create_directories(options.result_dir, ec);
-    if (ec) {
-      return make_error(Errc::io_error, "cannot create the work directory " +
-                                            options.result_dir.string() + ": " + ec.message() +
-                                            " (see ASCEND_WORK_PATH)");
-    }
-  }
-  if (auto ok = bank.check_writable(); !ok) return ok.error();
-
-  const gdat::IterationModel model(profile, cluster);
-  const std::size_t n = model.gradients();
-  const auto summary = [&](const gdat::SplitStrategy& s) {
+/// The job's one task: the model on the cluster.
+struct GdatTask {
+  const gdat::GradientProfile& profile;
+  const gdat::IterationModel& model;
+  std::string cluster_key;
+  [[nodiscard]] GdatSplit summary(const gdat::SplitStrategy& s) const {
     return GdatSplit{s, s.size_percentages(profile), model.seconds(s)};
-  };
-  rep.model_hash = profile.hash();
+  }
+};
+
+/// The split search (the tuning step, then cuts that do not shorten the step dropped), or
+/// the single split when only one exists. Returns false when interrupted (`rep.search_best`
+/// holds what was found).
+[[nodiscard]] inline bool gdat_search(const GdatTask& task, AnySearch search,
+                                      const GdatOptions& options, GdatReport& rep,
+                                      std::optional<GdatSplit>& best) {
+  const std::size_t n = task.model.gradients();
+  const gdat::SplitSpace space(n, options.max_segments);
+  if (space.space().dimensions() == 0) {
+    // One segment at most, or one gradient: a single split exists.
+    best = task.summary(gdat::SplitStrategy{{n - 1}});
+    rep.evaluations = 1;
+    return true;
+  }
+  // The tuning step (job_skeleton.hpp): an executor may run it elsewhere.
+  const TuningResult r =
+      tune_step(space.space(), std::move(search), gdat::SplitMeasure(task.model, space),
+                derive_seed(options.seed, fnv1a(rep.model_hash + task.cluster_key)),
+                StepLimits{options.budget, options.batch_size, options.stop, &options.on_progress});
+  rep.evaluations = r.history.size();
+  if (r.reason == StopReason::observer) {
+    if (r.found()) rep.search_best = task.summary(space.decode(*r.best_configuration));
+    return false;
+  }
+  if (r.found()) {
+    best = task.summary(space.decode(*r.best_configuration));
+    rep.evaluations += drop_idle_cuts(task.model, *best, task.profile);
+  }
+  return true;
+}
+
+/// The bank record of `s` for the task.
+[[nodiscard]] inline gdat::GradientFusionRecord gdat_record(const GdatTask& task,
+                                                            const GdatReport& rep,
+                                                            const GdatSplit& s,
+                                                            std::string policy) {
+  gdat::GradientFusionRecord r;
+  r.model_hash = rep.model_hash;
+  r.cluster = task.cluster_key;
+  r.model_name = task.profile.name;
+  for (const auto& g : task.profile.gradients) {
+    r.gradient_time_us.push_back(g.backward_seconds * 1e6);
+    r.gradient_size.push_back(g.bytes);
+  }
+  r.split = s.split;
+  r.by_size = s.by_size;
+  r.iteration_seconds = s.seconds;
+  r.default_seconds = rep.baseline.seconds;
+  r.provenance = Provenance{std::move(policy), rep.evaluations, utc_timestamp()};
+  return r;
+}
+
+/// The report's fixed part: the model, the cluster, the default split and the optimum.
+inline void gdat_describe(const GdatTask& task, const gdat::Cluster& cluster,
+                          const GdatOptions& options, GdatReport& rep) {
+  rep.model_hash = task.profile.hash();
   rep.cluster = cluster;
   rep.max_segments = options.max_segments;
-  rep.gradients = n;
-  rep.gradient_bytes = profile.total_bytes();
-  rep.forward_seconds = profile.forward_seconds;
-  rep.backward_seconds = model.backward_seconds();
-  rep.baseline = summary(gdat::default_split(profile));
-  const auto optimum = gdat::optimal_split(model, options.max_segments);
-  rep.optimum = summary(optimum.split);
+  rep.gradients = task.model.gradients();
+  rep.gradient_bytes = task.profile.total_bytes();
+  rep.forward_seconds = task.profile.forward_seconds;
+  rep.backward_seconds = task.model.backward_seconds();
+  rep.baseline = task.summary(gdat::default_split(task.profile));
+  rep.optimum = task.summary(gdat::optimal_split(task.model, options.max_segments).split);
   rep.search_policy = options.search;
+}
 
-  const auto write_now = [&](bool durable) -> Result<void> {
-    rep.tuning_seconds = std::chrono::duration<double>(Clock::now() - started).count();
-    return write_report(rep, job.result_file, durable);
-  };
-  if (auto ok = write_now(false); !ok) return ok.error();
+}  // namespace detail
 
-  const std::string cluster_key = gdat_cluster_key(cluster, options.max_segments);
-  auto found = bank.lookup(rep.model_hash, cluster_key);
+/// Runs GDAT. Errors: invalid options or inputs (Errc::invalid_argument, naming the option or
+/// the field), the bank and the result file (the environment). When `options.stop` is set
+/// during the search, the job ends after the current batch with the report marked "tune tuning
+/// incomplete" and returns Errc::interrupted, with the job so far in `partial`.
+[[nodiscard]] inline Result<GdatJobResult> run_gdat(const gdat::GradientProfile& profile,
+                                                    const gdat::Cluster& cluster,
+                                                    gdat::GradientFusionBank& bank,
+                                                    const GdatOptions& options,
+                                                    GdatJobResult* partial = nullptr) {
+  if (auto ok = detail::gdat_check(profile, cluster, options); !ok) return ok.error();
+  auto search = make_gdat_search(options.search);
+  if (!search) return search.error();
+  GdatJobResult job;
+  GdatReport& rep = job.report;
+  auto frame = JobFrame<GdatReport>::start(rep, profile.name, options.result_dir, "gdat");
+  if (!frame) return frame.error();
+  job.result_file = frame->result_file();
+  if (auto ok = bank.check_writable(); !ok) return ok.error();
+  const gdat::IterationModel model(profile, cluster);
+  const detail::GdatTask task{profile, model, gdat_cluster_key(cluster, options.max_segments)};
+  detail::gdat_describe(task, cluster, options, rep);
+  if (auto ok = frame->write(); !ok) return ok.error();
+
+  auto found = bank.lookup(rep.model_hash, task.cluster_key);
   if (!found) return found.error();
   std::optional<GdatSplit> stored;
-  bool stale = false;
-  if (found->has_value()) {
-    if ((*found)->split.valid_for(n, options.max_segments)) {
-      stored = summary((*found)->split);
-    } else {
-      stale = true;  // written for another gradient list: tune as if new, then replace it
-    }
-  }
-  const bool baseline_fits = rep.baseline.split.segments() <= options.max_segments;
-
-  const auto make_record = [&](const GdatSplit& s, std::string policy) {
-    gdat::GradientFusionRecord r;
-    r.model_hash = rep.model_hash;
-    r.cluster = cluster_key;
-    r.model_name = profile.name;
-    for (const auto& g : profile.gradients) {
-      r.gradient_time_us.push_back(g.backward_seconds * 1e6);
-      r.gradient_size.push_back(g.bytes);
-    }
-    r.split = s.split;
-    r.by_size = s.by_size;
-    r.iteration_seconds = s.seconds;
-    r.default_seconds = rep.baseline.seconds;
-    r.provenance = Provenance{std::move(policy), rep.evaluations, detail::utc_timestamp()};
-    return r;
-  };
-
+  // A record written for another gradient list: tune as if new, then replace it.
+  const bool stale =
+      found->has_value() && !(*found)->split.valid_for(model.gradients(), options.max_segments);
+  if (found->has_value() && !stale) stored = task.summary((*found)->split);
   if (stored && !options.repeat_tune) {
-    rep.result = *stored;
-    rep.strategy_source = "bank";
-    rep.outcome = GdatOutcome::hit;
+    std::tie(rep.result, rep.strategy_source, rep.outcome) =
+        std::tuple{*stored, "bank", GdatOutcome::hit};
   } else {
-    const gdat::SplitSpace space(n, options.max_segments);
     std::optional<GdatSplit> best;
-    if (space.space().dimensions() > 0) {
-      Tuner<AnySearch, gdat::SplitMeasure, MemoryRepository> tuner(
-          std::move(*search), gdat::SplitMeasure(model, space), MemoryRepository{},
-          TunerOptions{
-              .seed = derive_seed(options.seed, detail::gdat_fnv1a(rep.model_hash + cluster_key)),
-              .batch_size = options.batch_size});
-      const TuningResult r = tuner.tune(
-          space.space(),
-          MaxEvaluations{options.budget.evaluations} || NoImprovement{options.budget.patience},
-          detail::GdatObserver{options.stop, &options.on_progress, options.budget.evaluations});
-      rep.evaluations = r.history.size();
-      if (r.reason == StopReason::observer && options.stop != nullptr && options.stop->load()) {
-        if (r.found()) rep.search_best = summary(space.decode(*r.best_configuration));
-        rep.interrupted = true;
-        rep.finished = true;
-        if (auto ok = write_now(true); !ok) return ok.error();
-        if (partial != nullptr) *partial = job;
-        return make_error(Errc::interrupted,
-                          "the job was interrupted; " + job.result_file.string() +
-                              " holds what was found so far (tune tuning incomplete)");
-      }
-      if (r.found()) {
-        best = summary(space.decode(*r.best_configuration));
-        rep.evaluations += detail::drop_idle_cuts(model, *best, profile);
-      }
-    } else {
-      // One segment at most, or one gradient: a single split exists.
-      best = summary(gdat::SplitStrategy{{n - 1}});
-      rep.evaluations = 1;
+    if (!detail::gdat_search(task, std::move(*search), options, rep, best)) {
+      if (auto ok = frame->finish(true, true, job, partial); !ok) return ok.error();
     }
-    if (!best) best = summary(gdat::SplitStrategy{{n - 1}});  // a zero budget: nothing measured
+    if (!best) best = task.summary(gdat::SplitStrategy{{model.gradients() - 1}});  // no budget
     rep.search_best = best;
     std::string source = "search";
     if (options.exact && gdat::faster(rep.optimum.seconds, best->seconds)) {
       best = rep.optimum;
       source = "exact";
     }
+    const bool baseline_fits = rep.baseline.split.segments() <= options.max_segments;
     const std::optional<GdatSplit> reference =
         stored ? stored : (baseline_fits ? std::optional<GdatSplit>(rep.baseline) : std::nullopt);
-    const bool better = !reference || gdat::faster(best->seconds, reference->seconds);
-    if (better) {
-      auto s = bank.store(make_record(*best, source == "exact" ? "exact" : options.search), stale);
-      if (!s) return s.error();
-      if (*s == StoreOutcome::kept) {
-        // Another process stored a faster split meanwhile: ours was not written.
-        rep.result = reference ? *reference : *best;
-        rep.strategy_source = stored ? "bank" : (reference ? "default" : source);
-        rep.outcome = stored ? GdatOutcome::reserved : GdatOutcome::unsatisfied;
-      } else {
-        rep.result = *best;
-        rep.strategy_source = source;
-        rep.outcome = stored ? GdatOutcome::update : GdatOutcome::add;
-      }
-    } else {
-      rep.result = *reference;
-      rep.strategy_source = stored ? "bank" : "default";
-      rep.outcome = stored ? GdatOutcome::reserved : GdatOutcome::unsatisfied;
-      if (!stored && options.record_unsatisfied) {
-        auto s = bank.store(make_record(*reference, "default"), stale);
-        if (!s) return s.error();
-      }
-    }
+    const auto record = [&](const GdatSplit& s, std::string policy) {
+      return bank.store(detail::gdat_record(task, rep, s, std::move(policy)), stale);
+    };
+    auto acc = account(
+        stored.has_value(), false, !reference || gdat::faster(best->seconds, reference->seconds),
+        options.record_unsatisfied,
+        [&] { return record(*best, source == "exact" ? "exact" : options.search); },
+        [&] { return record(*reference, "default"); });
+    if (!acc) return acc.error();
+    rep.outcome = acc->outcome;
+    rep.result = acc->use_found ? *best : *reference;
+    rep.strategy_source = acc->use_found ? source : (stored ? "bank" : "default");
   }
   rep.timeline = model.timeline(rep.result->split);
   rep.baseline_timeline = model.timeline(rep.baseline.split);
-  rep.finished = true;
-  if (auto ok = write_now(true); !ok) return ok.error();
+  if (auto ok = frame->finish(false, true, job, partial); !ok) return ok.error();
   return job;
 }
 

@@ -11,7 +11,6 @@
 #include "aoe/jobs/gdat/cluster.hpp"
 #include "aoe/jobs/gdat/iteration_model.hpp"
 #include "aoe/jobs/gdat/split_strategy.hpp"
-#include "aoe/jobs/opat_report.hpp"
 #include "aoe/repo/knowledge_bank.hpp"
 
 #include <boost/json/array.hpp>
@@ -31,24 +30,7 @@
 namespace aoe {
 
 /// How a GDAT job's bank accounting ended (AOE's repo_summary categories).
-enum class GdatOutcome : std::uint8_t {
-  hit,          ///< the bank held a split for this model and cluster; used, not re-tuned
-  add,          ///< new, better than the default split: written
-  update,       ///< in the bank, re-tuned (REPEAT_TUNE), better: written
-  reserved,     ///< in the bank, re-tuned, not better: the bank's split kept
-  unsatisfied,  ///< new, nothing better than the default split found
-};
-
-[[nodiscard]] constexpr std::string_view to_string(GdatOutcome o) noexcept {
-  switch (o) {
-    case GdatOutcome::hit: return "hit";
-    case GdatOutcome::add: return "add";
-    case GdatOutcome::update: return "update";
-    case GdatOutcome::reserved: return "reserved";
-    case GdatOutcome::unsatisfied: return "unsatisfied";
-  }
-  return "unsatisfied";
-}
+using GdatOutcome = JobOutcome;
 
 /// A split with its size percentages and iteration time.
 struct GdatSplit {
@@ -58,14 +40,7 @@ struct GdatSplit {
 };
 
 /// The state of a GDAT job's report; `to_json` turns it into the result file.
-struct GdatReport {
-  std::string tuning_name;
-  std::string timestamp;  ///< YYYYMMDD_HHMMSSMS
-  long tid = 0;
-  double tuning_seconds = 0;
-  bool finished = false;  ///< false while running and after an interruption
-  bool interrupted = false;
-
+struct GdatReport : JobReportHead {
   std::string model_hash;  ///< the bank's modelhash (repo_key)
   gdat::Cluster cluster;
   std::size_t max_segments = gdat::max_split_segments;
@@ -92,10 +67,6 @@ struct GdatReport {
     return finished && !interrupted ? "tuning successful" : "tune tuning incomplete";
   }
   [[nodiscard]] bool complete() const noexcept { return finished && !interrupted && result; }
-  /// AOE's improvement: before / after − 1.
-  [[nodiscard]] static double improvement(double before, double after) {
-    return after > 0 ? before / after - 1.0 : 0.0;
-  }
   /// How far a time is above the optimum: t / T* − 1.
   [[nodiscard]] double gap(double seconds) const {
     return optimum.seconds > 0 ? seconds / optimum.seconds - 1.0 : 0.0;
@@ -199,14 +170,6 @@ inline boost::json::object gdat_split_json(const GdatSplit& s) {
 /// The result file's name: aoe_result_gdat_${timestamp}_${pid}.json.
 [[nodiscard]] inline std::string gdat_result_file_name(const std::string& timestamp) {
   return detail::result_file_name("gdat", timestamp);
-}
-
-/// Writes the report to `file` atomically (temporary file, rename): valid JSON at every moment.
-/// `durable` adds the fsyncs (the final write of a job).
-[[nodiscard]] inline Result<void> write_report(const GdatReport& r,
-                                               const std::filesystem::path& file,
-                                               bool durable = true) {
-  return detail::write_result_file(to_json(r), file, durable);
 }
 
 }  // namespace aoe

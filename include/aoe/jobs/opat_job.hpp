@@ -12,6 +12,7 @@
 #include "aoe/graph/fusion.hpp"
 #include "aoe/graph/graph.hpp"
 #include "aoe/jobs/detail/transfer.hpp"
+#include "aoe/jobs/job_skeleton.hpp"
 #include "aoe/jobs/opat_report.hpp"
 #include "aoe/jobs/parallel_measure.hpp"
 #include "aoe/jobs/tuned_model_writer.hpp"
@@ -45,17 +46,11 @@ namespace aoe {
 /// AOE's --tune_optimization_level budget presets: O2 "normal" (AOE's default) and O1 "high
 /// performance" (AOE: "multiplies tuning time"). Evaluations per operator and knowledge kind,
 /// and the evaluations without improvement after which a kind's tuning stops.
-struct OpatBudget {
-  std::size_t evaluations = 0;
-  std::size_t patience = 0;
-};
+using OpatBudget = JobBudget;
 
 [[nodiscard]] inline Result<OpatBudget> opat_budget_preset(std::string_view level) {
-  if (level == "O2") return OpatBudget{.evaluations = 400, .patience = 150};
-  if (level == "O1") return OpatBudget{.evaluations = 1500, .patience = 500};
-  return make_error(Errc::invalid_argument, "--tune_optimization_level='" + std::string(level) +
-                                                "': expected O1 (high performance) or O2 "
-                                                "(normal, the default)");
+  return job_budget_preset(level, {.evaluations = 400, .patience = 150},
+                           {.evaluations = 1500, .patience = 500});
 }
 
 /// The search policy OPAT uses for `name`: "evolutionary" is a genetic search configured for
@@ -127,25 +122,6 @@ struct OpatJobResult {
 };
 
 namespace detail {
-
-/// FNV-1a: a seed per bank key that does not depend on the standard library's std::hash.
-inline std::uint64_t fnv1a(std::string_view s) {
-  std::uint64_t h = 1469598103934665603ULL;
-  for (const char c : s) {
-    h ^= static_cast<unsigned char>(c);
-    h *= 1099511628211ULL;
-  }
-  return h;
-}
-
-/// Stops a tuning run when the job is asked to stop.
-struct StopFlagObserver {
-  const std::atomic<bool>* stop;
-  [[nodiscard]] bool on_batch(std::span<const Trial> /*trials*/,
-                              const TuningState& /*state*/) const {
-    return stop != nullptr && stop->load();
-  }
-};
 
 /// The best value so far after each trial, in microseconds (NaN before the first valid one).
 inline std::vector<double> best_so_far_us(const std::vector<Trial>& history) {
@@ -262,6 +238,189 @@ template <class Backend>
 
 }  // namespace detail
 
+namespace detail {
+
+/// What the job carries from one operator to the next.
+struct OpatJobState {
+  std::vector<KnowledgeKind> kinds;
+  TransferHints hints;
+  /// Every trial of the operators tuned so far, in task order, for a learned cost model.
+  std::shared_ptr<TransferData> learned = std::make_shared<TransferData>();
+  /// A key tuned earlier in this job that was not written (unsatisfied): reuse the outcome.
+  std::map<TuningKey, KindPerformance> unsatisfied_in_job;
+  std::set<TuningKey> tuned_keys;  ///< REPEAT_TUNE re-tunes each bank entry once per job
+};
+
+/// A configuration with its measurement: the default, or the bank's stored one.
+struct Measured {
+  Configuration configuration;
+  Measurement measurement;
+};
+
+/// The bank's configuration for `key`, measured, when the space holds it and it runs (a stale
+/// entry is as none: tuned as if new).
+template <class Runner>
+[[nodiscard]] Result<std::optional<Measured>> opat_stored(const KnowledgeBank& bank,
+                                                          const TuningKey& key,
+                                                          const Runner& runner) {
+  auto found = bank.lookup(key);
+  if (!found) return found.error();  // a bank that became unreadable: stop the job
+  if (!found->has_value()) return std::optional<Measured>();
+  const Space& space = runner.space();
+  const auto cfg = space.find((*found)->configuration);
+  if (!cfg || !space.is_valid(*cfg)) return std::optional<Measured>();
+  Measurement m = runner.evaluate(*cfg);
+  if (!m.ok()) return std::optional<Measured>();
+  return std::optional<Measured>(Measured{*cfg, std::move(m)});
+}
+
+/// One knowledge kind of one operator: bank lookup -> tuning step -> bank accounting. Returns
+/// false when the job must stop (interrupted); `rep.error` is set when the operator failed.
+template <class Backend>
+[[nodiscard]] Result<bool> opat_tune_kind(Backend& backend, const OperatorDesc& op,
+                                          KnowledgeKind kind, KnowledgeBank& bank,
+                                          const OpatOptions& options, OpatJobState& job,
+                                          OpatOperatorReport& rep,
+                                          std::vector<KindChoice>& choices) {
+  auto runner = backend.create(op, kind);
+  if (!runner) {
+    rep.error = runner.error().message;
+    return true;
+  }
+  const Space& space = runner->space();
+  if (space.dimensions() == 0) return true;  // nothing of this kind to tune for this op
+  Configuration def_cfg = runner->default_configuration();
+  const Measurement def_m = runner->evaluate(def_cfg);
+  const Measured def{std::move(def_cfg), def_m};
+  if (!def.measurement.ok()) {
+    rep.error = "the default policy fails on the device: " + def.measurement.message;
+    return true;
+  }
+  const double def_us = def.measurement.value * 1e6;
+  if (rep.kinds.empty()) rep.default_us = def_us;
+  const TuningKey key = make_bank_key(op, kind, options.scope, options.impl_mode);
+  auto stored = opat_stored(bank, key, *runner);
+  if (!stored) return stored.error();
+  KindPerformance perf{kind, def_us, def_us, OpatOutcome::unsatisfied};
+  Configuration use = def.configuration;
+  bool interrupted = false;
+  const bool tuned_in_job = !job.tuned_keys.insert(key).second;
+  if (*stored && (!options.repeat_tune || tuned_in_job)) {
+    perf = {kind, def_us, (*stored)->measurement.value * 1e6, OpatOutcome::hit};
+    use = (*stored)->configuration;
+  } else if (const auto it = job.unsatisfied_in_job.find(key);
+             !*stored && it != job.unsatisfied_in_job.end()) {
+    perf = it->second;  // same computation as an operator before it: same outcome
+  } else {
+    // The search starts from what is known: the stored configuration, the default (both
+    // measured above, handed back by KnownMeasure) and the winners of similar operators.
+    SearchStart start;
+    std::vector<std::pair<Configuration, Measurement>> known{{def.configuration, def.measurement}};
+    if (*stored) {
+      start.initial.push_back((*stored)->configuration);
+      known.emplace_back((*stored)->configuration, (*stored)->measurement);
+    }
+    start.initial.push_back(def.configuration);
+    const std::vector<Feature> context = operator_features(op, kind, options.scope);
+    start.context = context;
+    // Shared, not copied: the job appends to it only after this search has ended.
+    if (!job.learned->rows.empty()) start.prior = job.learned;
+    const std::string op_text = operator_key_text(op, options.impl_mode);
+    for (const auto& values : job.hints.nearest(kind, op_text, options.transfer_hints)) {
+      if (auto c = project_onto(space, values, def.configuration)) start.initial.push_back(*c);
+    }
+    // The tuning step (job_skeleton.hpp): an executor may run it elsewhere.
+    using Runner = std::remove_cvref_t<decltype(*runner)>;
+    const TuningResult r =
+        tune_step(space, std::move(*make_opat_search(options.search, start)),
+                  KnownMeasure<ParallelMeasure<Runner>>(
+                      ParallelMeasure<Runner>(*runner, options.parallel), std::move(known)),
+                  derive_seed(options.seed, fnv1a(key.problem) + (*stored ? 1 : 0)),
+                  StepLimits{options.budget, options.batch_size, options.stop});
+    rep.evaluations += r.history.size();
+    perf.best_so_far_us = best_so_far_us(r.history);
+    append_trials(*job.learned, context, space, r.history);
+    interrupted = r.reason == StopReason::observer;
+    const Measured& from = *stored ? **stored : def;
+    perf.before_us = perf.after_us = from.measurement.value * 1e6;
+    use = from.configuration;
+    const auto record = [&](const Configuration& c, double value, std::string policy) {
+      return bank.store(Record{key, space.named_values(c), value,
+                               Provenance{std::move(policy), r.history.size(), utc_timestamp()}});
+    };
+    auto acc = account(
+        stored->has_value(), interrupted, r.found() && r.best_value < from.measurement.value,
+        options.record_unsatisfied,
+        [&] { return record(*r.best_configuration, r.best_value, std::string(r.policy)); },
+        [&] { return record(def.configuration, def.measurement.value, "default"); });
+    if (!acc) return acc.error();
+    perf.outcome = acc->outcome;
+    if (acc->use_found) {
+      perf.after_us = r.best_value * 1e6;
+      use = *r.best_configuration;
+      job.hints.add(kind, op_text, space.named_values(use), true);
+    } else if (!*stored && !interrupted && !options.record_unsatisfied) {
+      job.unsatisfied_in_job.emplace(key, perf);
+    }
+  }
+  choices.push_back(
+      {kind, space.named_values(use), space.named_values(def.configuration), perf.after_us});
+  rep.kinds.push_back(perf);
+  return !interrupted;
+}
+
+/// One fused operator, every knowledge kind of it, settled.
+struct OpatTask {
+  OpatOperatorReport report;
+  TunedOperator chosen;
+  bool interrupted = false;
+};
+
+template <class Backend>
+[[nodiscard]] Result<OpatTask> opat_tune_operator(Backend& backend, const FusedOperator& f,
+                                                  KnowledgeBank& bank, const OpatOptions& options,
+                                                  OpatJobState& job) {
+  OpatTask task{{}, {f.nodes, f.op.name, f.op.type, {}, 0, 0}, false};
+  OpatOperatorReport& rep = task.report;
+  rep.op_name = f.op.name;
+  rep.op_type = f.op.type;
+  std::vector<KindChoice> choices;
+  for (std::size_t k = 0; k < job.kinds.size() && rep.error.empty() && !task.interrupted; ++k) {
+    auto go_on = opat_tune_kind(backend, f.op, job.kinds[k], bank, options, job, rep, choices);
+    if (!go_on) return go_on.error();
+    task.interrupted = !*go_on;
+  }
+  rep.result_us = rep.default_us;
+  if (rep.error.empty() && rep.kinds.empty()) return task;  // nothing tunable in it
+  if (rep.error.empty() && !task.interrupted) {
+    rep.result_us = settle_operator(backend, f.op, choices, rep);
+  }
+  for (auto& c : choices) {
+    task.chosen.knowledge.emplace_back(std::string(to_string(c.kind)), std::move(c.use));
+  }
+  rep.knowledge = task.chosen.knowledge;
+  task.chosen.default_us = rep.default_us;
+  task.chosen.result_us = rep.result_us;
+  return task;
+}
+
+/// What OPAT carries over the job: the kinds tuned and the bank's hints.
+[[nodiscard]] inline Result<OpatJobState> opat_job_state(const KnowledgeBank& bank,
+                                                         const OpatOptions& options) {
+  OpatJobState job;
+  job.kinds.push_back(KnowledgeKind::schedule);
+  if (options.format_tuning) job.kinds.push_back(KnowledgeKind::format);
+  if (options.impl_tuning) job.kinds.push_back(KnowledgeKind::impl);
+  if (options.transfer_hints > 0) {
+    auto read = TransferHints::from_bank(bank, options.scope, job.kinds);
+    if (!read) return read.error();
+    job.hints = std::move(*read);
+  }
+  return job;
+}
+
+}  // namespace detail
+
 /// Runs OPAT on `graph`. `backend.create(const OperatorDesc&, KnowledgeKind)` returns a
 /// `Result<R>` for a runner R with `space()`, `default_configuration()` and a thread-safe
 /// `evaluate(const Configuration&) const -> Measurement` (aoe::Runner<device::Simulator> through
@@ -274,233 +433,52 @@ template <class Backend>
 [[nodiscard]] Result<OpatJobResult> run_opat(const Graph& graph, Backend& backend,
                                              KnowledgeBank& bank, const OpatOptions& options,
                                              OpatJobResult* partial = nullptr) {
-  using Clock = std::chrono::steady_clock;
-  const auto started = Clock::now();
-  OpatJobResult job;
-  job.report.tuning_name = graph.name;
-  job.report.timestamp = aoe_timestamp();
-  job.report.tid = static_cast<long>(::gettid());
-  job.result_file = options.result_dir / opat_result_file_name(job.report.timestamp);
-  job.tuned_model_file = options.tuned_model.value_or(
-      default_tuned_model_path(options.result_dir, graph.name, job.report.timestamp));
-  {
-    std::error_code ec;
-    std::filesystem::create_directories(options.result_dir, ec);
-    if (ec) {
-      return make_error(Errc::io_error, "cannot create the work directory " +
-                                            options.result_dir.string() + ": " + ec.message() +
-                                            " (see ASCEND_WORK_PATH)");
-    }
-  }
+  OpatJobResult out;
+  auto frame = JobFrame<OpatReport>::start(out.report, graph.name, options.result_dir, "opat");
+  if (!frame) return frame.error();
+  out.result_file = frame->result_file();
+  out.tuned_model_file = options.tuned_model.value_or(
+      default_tuned_model_path(options.result_dir, graph.name, out.report.timestamp));
   if (auto ok = bank.check_writable(options.scope); !ok) return ok.error();
   if (auto ok = make_opat_search(options.search); !ok) return ok.error();
-
-  std::vector<KnowledgeKind> kinds{KnowledgeKind::schedule};
-  if (options.format_tuning) kinds.push_back(KnowledgeKind::format);
-  if (options.impl_tuning) kinds.push_back(KnowledgeKind::impl);
-  detail::TransferHints hints;
-  if (options.transfer_hints > 0) {
-    auto read = detail::TransferHints::from_bank(bank, options.scope, kinds);
-    if (!read) return read.error();
-    hints = std::move(*read);
-  }
-  // Every trial of the operators tuned so far, in task order, for a learned cost model.
-  auto learned = std::make_shared<TransferData>();
-
+  auto job = detail::opat_job_state(bank, options);
+  if (!job) return job.error();
   const auto fused = fuse(graph);
   std::vector<const FusedOperator*> tasks;
   for (const auto& f : fused) {
-    if (detail::selected(f.op, options.tune_ops_names, options.tune_ops_types)) {
-      tasks.push_back(&f);
-    }
+    if (detail::selected(f.op, options.tune_ops_names, options.tune_ops_types)) tasks.push_back(&f);
   }
-  std::vector<TunedOperator> tuned;
   // The report and the tuned model are renamed into place (atomic, valid at every moment) but
   // not fsynced: they are outputs a job can rebuild; the bank, which it cannot, is.
-  const auto write_now = [&]() -> Result<void> {
-    job.report.tuning_seconds = std::chrono::duration<double>(Clock::now() - started).count();
-    return write_report(job.report, job.result_file, false);
-  };
-  if (auto ok = write_now(); !ok) return ok.error();
-
-  // A key tuned earlier in this job that was not written (unsatisfied): reuse the outcome.
-  std::map<TuningKey, KindPerformance> unsatisfied_in_job;
-  std::set<TuningKey> tuned_keys;
+  if (auto ok = frame->write(); !ok) return ok.error();
+  std::vector<TunedOperator> tuned;
   const auto stopping = [&] { return options.stop != nullptr && options.stop->load(); };
-
-  for (std::size_t t = 0; t < tasks.size() && !stopping(); ++t) {
-    const FusedOperator& f = *tasks[t];
+  const auto event = [&](OpatEvent::Kind kind, std::size_t t, const OpatOperatorReport* op) {
     if (options.on_event) {
-      options.on_event({OpatEvent::Kind::started, t, tasks.size(), nullptr, f.op.name, f.op.type});
+      options.on_event({kind, t, tasks.size(), op, tasks[t]->op.name, tasks[t]->op.type});
     }
-    OpatOperatorReport rep;
-    rep.op_name = f.op.name;
-    rep.op_type = f.op.type;
-    TunedOperator chosen{f.nodes, f.op.name, f.op.type, {}, 0, 0};
-    bool interrupted = false;
-    std::vector<detail::KindChoice> choices;
-    for (std::size_t k = 0; k < kinds.size() && rep.error.empty(); ++k) {
-      const KnowledgeKind kind = kinds[k];
-      auto runner = backend.create(f.op, kind);
-      if (!runner) {
-        rep.error = runner.error().message;
-        break;
-      }
-      const Space& space = runner->space();
-      if (space.dimensions() == 0) continue;  // nothing of this kind to tune for this op
-      const Configuration def = runner->default_configuration();
-      const Measurement m0 = runner->evaluate(def);
-      if (!m0.ok()) {
-        rep.error = "the default policy fails on the device: " + m0.message;
-        break;
-      }
-      if (rep.kinds.empty()) rep.default_us = m0.value * 1e6;
-      const TuningKey key = make_bank_key(f.op, kind, options.scope, options.impl_mode);
-      auto found = bank.lookup(key);
-      if (!found) return found.error();  // a bank that became unreadable: stop the job
-      std::optional<Configuration> stored_cfg;
-      double stored_value = 0;
-      Measurement ms;
-      if (found->has_value()) {
-        stored_cfg = space.find((*found)->configuration);
-        if (stored_cfg && space.is_valid(*stored_cfg)) {
-          ms = runner->evaluate(*stored_cfg);
-          if (ms.ok()) {
-            stored_value = ms.value;
-          } else {
-            stored_cfg.reset();  // stale entry: tune as if new
-          }
-        } else {
-          stored_cfg.reset();
-        }
-      }
-      KindPerformance perf{kind, m0.value * 1e6, m0.value * 1e6, OpatOutcome::unsatisfied};
-      Configuration use = def;
-      // REPEAT_TUNE re-tunes each bank entry once per job; a later operator with the same key
-      // uses what this job left in the bank.
-      const bool tuned_in_job = !tuned_keys.insert(key).second;
-      if (stored_cfg && (!options.repeat_tune || tuned_in_job)) {
-        perf.outcome = OpatOutcome::hit;
-        perf.after_us = stored_value * 1e6;
-        use = *stored_cfg;
-      } else if (const auto it = unsatisfied_in_job.find(key);
-                 !stored_cfg && it != unsatisfied_in_job.end()) {
-        perf = it->second;  // same computation as an operator before it: same outcome
-      } else {
-        // The search starts from what is known: the stored configuration, the default (both
-        // measured above, handed back by KnownMeasure) and the winners of similar operators.
-        SearchStart start;
-        std::vector<std::pair<Configuration, Measurement>> known{{def, m0}};
-        if (stored_cfg) {
-          start.initial.push_back(*stored_cfg);
-          known.emplace_back(*stored_cfg, ms);
-        }
-        start.initial.push_back(def);
-        const std::vector<Feature> context = detail::operator_features(f.op, kind, options.scope);
-        start.context = context;
-        // Shared, not copied: the job appends to it only after this search has ended.
-        if (!learned->rows.empty()) start.prior = learned;
-        const std::string op_text = operator_key_text(f.op, options.impl_mode);
-        for (const auto& values : hints.nearest(kind, op_text, options.transfer_hints)) {
-          if (auto c = detail::project_onto(space, values, def)) start.initial.push_back(*c);
-        }
-        using Measure =
-            detail::KnownMeasure<ParallelMeasure<std::remove_cvref_t<decltype(*runner)>>>;
-        Tuner<AnySearch, Measure, MemoryRepository> tuner(
-            std::move(*make_opat_search(options.search, start)),
-            Measure(
-                ParallelMeasure<std::remove_cvref_t<decltype(*runner)>>(*runner, options.parallel),
-                std::move(known)),
-            MemoryRepository{},
-            TunerOptions{.seed = derive_seed(options.seed,
-                                             detail::fnv1a(key.problem) + (stored_cfg ? 1 : 0)),
-                         .batch_size = options.batch_size});
-        const TuningResult r = tuner.tune(
-            space,
-            MaxEvaluations{options.budget.evaluations} || NoImprovement{options.budget.patience},
-            detail::StopFlagObserver{options.stop});
-        rep.evaluations += r.history.size();
-        perf.best_so_far_us = detail::best_so_far_us(r.history);
-        append_trials(*learned, context, space, r.history);
-        interrupted = r.reason == StopReason::observer;
-        const double reference = stored_cfg ? stored_value : m0.value;
-        perf.before_us = reference * 1e6;
-        perf.after_us = reference * 1e6;
-        if (stored_cfg) use = *stored_cfg;
-        if (interrupted) {
-          perf.outcome = stored_cfg ? OpatOutcome::reserved : OpatOutcome::unsatisfied;
-        } else if (r.found() && r.best_value < reference) {
-          Record rec{key, space.named_values(*r.best_configuration), r.best_value,
-                     Provenance{std::string(r.policy), r.history.size(), detail::utc_timestamp()}};
-          auto s = bank.store(rec);
-          if (!s) return s.error();
-          perf.outcome = stored_cfg ? OpatOutcome::update : OpatOutcome::add;
-          if (*s == StoreOutcome::kept) {
-            // Another process stored a better one meanwhile: ours was not written.
-            perf.outcome = stored_cfg ? OpatOutcome::reserved : OpatOutcome::unsatisfied;
-          } else {
-            perf.after_us = r.best_value * 1e6;
-            use = *r.best_configuration;
-            hints.add(kind, op_text, rec.configuration, true);
-          }
-        } else {
-          perf.outcome = stored_cfg ? OpatOutcome::reserved : OpatOutcome::unsatisfied;
-          if (!stored_cfg && options.record_unsatisfied) {
-            // The default policy is the best found: say so in the bank (policy "default"), so
-            // that the next job reuses it instead of tuning the same shape again.
-            Record rec{key, space.named_values(def), m0.value,
-                       Provenance{"default", r.history.size(), detail::utc_timestamp()}};
-            auto s = bank.store(rec);
-            if (!s) return s.error();
-          } else if (!stored_cfg) {
-            unsatisfied_in_job.emplace(key, perf);
-          }
-        }
-        if (!stored_cfg) perf.before_us = m0.value * 1e6;
-      }
-      choices.push_back({kind, space.named_values(use), space.named_values(def), perf.after_us});
-      rep.kinds.push_back(perf);
-      if (interrupted) break;
-    }
+  };
+  for (std::size_t t = 0; t < tasks.size() && !stopping(); ++t) {
+    event(OpatEvent::Kind::started, t, nullptr);
+    auto task = detail::opat_tune_operator(backend, *tasks[t], bank, options, *job);
+    if (!task) return task.error();
+    const OpatOperatorReport& rep = task->report;
     if (rep.error.empty() && rep.kinds.empty()) continue;  // nothing tunable in it
-    rep.result_us = rep.default_us;
-    if (rep.error.empty() && !interrupted) {
-      rep.result_us = detail::settle_operator(backend, f.op, choices, rep);
-    }
-    for (auto& c : choices)
-      chosen.knowledge.emplace_back(std::string(to_string(c.kind)), std::move(c.use));
-    rep.knowledge = chosen.knowledge;
-    chosen.default_us = rep.default_us;
-    chosen.result_us = rep.result_us;
-    if (!interrupted) {
-      job.report.operators.push_back(rep);
-      if (rep.error.empty()) tuned.push_back(std::move(chosen));
+    if (!task->interrupted) {
+      out.report.operators.push_back(rep);
+      if (rep.error.empty()) tuned.push_back(std::move(task->chosen));
     }
     // Rewritten after every operator that was tuned or failed; bank hits (microseconds each)
     // are folded into the next write, and the job's end writes the file in any case.
-    if (rep.evaluations > 0 || !rep.error.empty() || interrupted) {
-      if (auto ok = write_now(); !ok) return ok.error();
+    if (rep.evaluations > 0 || !rep.error.empty() || task->interrupted) {
+      if (auto ok = frame->write(); !ok) return ok.error();
     }
-    if (options.on_event && !interrupted) {
-      options.on_event({OpatEvent::Kind::finished, t, tasks.size(), &job.report.operators.back(),
-                        f.op.name, f.op.type});
-    }
-    if (interrupted) break;
+    if (task->interrupted) break;
+    event(OpatEvent::Kind::finished, t, &out.report.operators.back());
   }
-
-  job.report.interrupted = stopping();
-  job.report.finished = true;
-  if (auto ok = write_now(); !ok) return ok.error();
-  if (!job.report.interrupted) {
-    if (auto ok = write_tuned_model(graph, tuned, job.tuned_model_file); !ok) return ok.error();
-  }
-  if (job.report.interrupted) {
-    if (partial != nullptr) *partial = job;
-    return make_error(Errc::interrupted,
-                      "the job was interrupted; " + job.result_file.string() +
-                          " holds what was found so far (tune tuning incomplete)");
-  }
-  return job;
+  if (auto ok = frame->finish(stopping(), false, out, partial); !ok) return ok.error();
+  if (auto ok = write_tuned_model(graph, tuned, out.tuned_model_file); !ok) return ok.error();
+  return out;
 }
 
 }  // namespace aoe

@@ -29,26 +29,7 @@
 namespace aoe {
 
 /// How an operator's tuning ended (AOE's repo_summary categories).
-enum class OpatOutcome : std::uint8_t {
-  hit,          ///< in the bank; used, not re-tuned
-  add,          ///< new, better than the default: written
-  update,       ///< in the bank, re-tuned (REPEAT_TUNE), better: written
-  reserved,     ///< in the bank, re-tuned, not better: the bank entry kept
-  unsatisfied,  ///< new, not better than the default: nothing written
-  failed,       ///< could not be tuned (unknown op type, no valid candidate, bank error)
-};
-
-[[nodiscard]] constexpr std::string_view to_string(OpatOutcome o) noexcept {
-  switch (o) {
-    case OpatOutcome::hit: return "hit";
-    case OpatOutcome::add: return "add";
-    case OpatOutcome::update: return "update";
-    case OpatOutcome::reserved: return "reserved";
-    case OpatOutcome::unsatisfied: return "unsatisfied";
-    case OpatOutcome::failed: return "failed";
-  }
-  return "failed";
-}
+using OpatOutcome = JobOutcome;
 
 /// One knowledge kind's tuning of one operator, as `tune_performance.<Kind>` reports it.
 struct KindPerformance {
@@ -80,13 +61,7 @@ struct OpatOperatorReport {
 };
 
 /// The state of a job's report; `write` turns it into AOE's file.
-struct OpatReport {
-  std::string tuning_name;
-  std::string timestamp;  ///< YYYYMMDD_HHMMSSMS
-  long tid = 0;
-  double tuning_seconds = 0;
-  bool finished = false;  ///< false while running and after an interruption
-  bool interrupted = false;
+struct OpatReport : JobReportHead {
   std::vector<OpatOperatorReport> operators;
 
   [[nodiscard]] std::size_t count(OpatOutcome o) const {
@@ -133,43 +108,11 @@ struct OpatReport {
     for (const auto& op : operators) s += op.result_us;
     return s / 1e3;
   }
-  /// AOE's improvement: before / after - 1 (the seeds' "118.71%" for 58.781 us -> 26.876 us).
-  [[nodiscard]] static double improvement(double before, double after) {
-    return after > 0 ? before / after - 1.0 : 0.0;
-  }
   [[nodiscard]] std::string status_text() const {
     if (!finished || interrupted) return "tune tuning incomplete";
     return count(OpatOutcome::failed) > 0 ? "tuning failed" : "tuning successful";
   }
 };
-
-namespace detail {
-
-inline std::string percent(double fraction) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.2f%%", fraction * 100.0);
-  return buffer;
-}
-
-/// Rounds to 3 decimals, as AOE prints microseconds and milliseconds.
-inline double round3(double v) { return std::round(v * 1000.0) / 1000.0; }
-inline double round6(double v) { return std::round(v * 1e6) / 1e6; }
-
-}  // namespace detail
-
-/// The local time as AOE stamps result files: YYYYMMDD_HHMMSSMS (MS: milliseconds, 3 digits).
-[[nodiscard]] inline std::string aoe_timestamp() {
-  timeval tv{};
-  ::gettimeofday(&tv, nullptr);
-  std::tm tm{};
-  const std::time_t secs = tv.tv_sec;
-  localtime_r(&secs, &tm);
-  char buffer[40];
-  std::snprintf(buffer, sizeof buffer, "%04d%02d%02d_%02d%02d%02d%03d", tm.tm_year + 1900,
-                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-                static_cast<int>(tv.tv_usec / 1000));
-  return buffer;
-}
 
 /// The report as AOE's JSON.
 [[nodiscard]] inline boost::json::object to_json(const OpatReport& r) {
@@ -222,14 +165,6 @@ inline double round6(double v) { return std::round(v * 1e6) / 1e6; }
 /// The result file's name: aoe_result_opat_${timestamp}_${pid}.json.
 [[nodiscard]] inline std::string opat_result_file_name(const std::string& timestamp) {
   return detail::result_file_name("opat", timestamp);
-}
-
-/// Writes the report to `file` atomically (temporary file, rename): valid JSON at every moment.
-/// `durable` adds the fsyncs (the final write of a job).
-[[nodiscard]] inline Result<void> write_report(const OpatReport& r,
-                                               const std::filesystem::path& file,
-                                               bool durable = true) {
-  return detail::write_result_file(to_json(r), file, durable);
 }
 
 }  // namespace aoe

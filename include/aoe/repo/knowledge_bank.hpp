@@ -28,6 +28,7 @@
 #include "aoe/repo/bank_access.hpp"
 #include "aoe/repo/bank_key.hpp"
 #include "aoe/repo/detail/bank_file.hpp"
+#include "aoe/repo/detail/bank_store.hpp"
 #include "aoe/repo/record.hpp"
 #include "aoe/space/value.hpp"
 #include "aoe/version.hpp"
@@ -127,8 +128,7 @@ inline std::string bank_device_file_part(const std::string& device) {
 class KnowledgeBank {
  public:
   KnowledgeBank() = default;
-  explicit KnowledgeBank(KnowledgeBankOptions options)
-      : options_(std::move(options)), state_(std::make_unique<State>()) {}
+  explicit KnowledgeBank(KnowledgeBankOptions options) : options_(std::move(options)) {}
 
   KnowledgeBank(KnowledgeBank&&) noexcept = default;
   KnowledgeBank& operator=(KnowledgeBank&&) noexcept = default;
@@ -184,26 +184,20 @@ class KnowledgeBank {
   [[nodiscard]] Result<std::optional<Record>> lookup(const TuningKey& key) const {
     auto slot = slot_for(key);
     if (!slot) return slot.error();
-    std::lock_guard lock(state_->mutex);
     for (const bool custom : {true, false}) {
       if (!custom && !options_.builtin_root) break;
       const auto file = slot->file(custom ? options_.custom_root : *options_.builtin_root);
-      auto it = state_->cache.find(file);
-      if (it == state_->cache.end()) {
-        auto entries = load(file, *slot);
-        if (!entries && custom) return entries.error();
-        if (!entries) {
-          warn_once(file.string(), "knowledge bank: skipping built-in bank file " + file.string() +
-                                       ": " + entries.error().message);
-          entries = detail::BankEntries{};
-        }
-        it = state_->cache.emplace(file, std::move(*entries)).first;
-      }
-      const auto e = it->second.find(slot->entry);
-      if (e != it->second.end()) {
-        Record r = e->second;
-        r.key = key;
-        return std::optional<Record>(std::move(r));
+      auto found = store_.with_cached(
+          file, *slot,
+          [&](const detail::BankEntries& entries) {
+            const auto e = entries.find(slot->entry);
+            return e == entries.end() ? std::optional<Record>() : std::optional<Record>(e->second);
+          },
+          !custom);
+      if (!found) return found.error();
+      if (found->has_value()) {
+        (*found)->key = key;
+        return found;
       }
     }
     return std::optional<Record>();
@@ -216,75 +210,58 @@ class KnowledgeBank {
   Result<StoreOutcome> store(const Record& record) {
     auto slot = slot_for(record.key);
     if (!slot) return slot.error();
-    if (!detail::storable_time(record.value)) {
-      return detail::unstorable_time("knowledge bank", record.key.problem, record.value);
-    }
-    const auto file = slot->file(options_.custom_root);
-    std::lock_guard guard(state_->mutex);
-    auto lock = lock_file(file);
-    if (!lock) return lock.error();
-    auto entries = load(file, *slot);
-    if (!entries) return entries.error();
-    StoreOutcome outcome = StoreOutcome::added;
-    const auto it = entries->find(slot->entry);
-    if (it != entries->end()) {
-      if (!(record.value < it->second.value)) {
-        state_->cache[file] = std::move(*entries);
-        return StoreOutcome::kept;
-      }
-      outcome = StoreOutcome::updated;
-    }
-    (*entries)[slot->entry] = record;
-    if (auto written = write_file(file, *slot, *entries); !written) return written.error();
-    state_->cache[file] = std::move(*entries);
-    return outcome;
+    return store_.store(slot->file(options_.custom_root), *slot, record);
   }
 
   /// Checks, before a job starts, that the custom bank of `scope` can be written: creates its
   /// directory and takes (then releases) the lock of each kind's file.
   [[nodiscard]] Result<void> check_writable(const BankScope& scope) const {
     for (const auto kind : {KnowledgeKind::schedule, KnowledgeKind::format, KnowledgeKind::impl}) {
-      auto lock = lock_file(custom_file(scope, kind));
-      if (!lock) return lock.error();
-      auto entries = load(custom_file(scope, kind), Slot::operator_key(scope, kind, {}));
-      if (!entries) return entries.error();
+      const Slot slot = Slot::operator_key(scope, kind, {}, options_.tool);
+      if (auto ok = store_.check_writable(custom_file(scope, kind), slot); !ok) return ok;
     }
     return {};
   }
 
   /// Forgets the files read so far (the next lookup reads them again).
-  void reload() {
-    std::lock_guard lock(state_->mutex);
-    state_->cache.clear();
-  }
+  void reload() { store_.reload(); }
 
   /// Every entry of one custom file (for tools and tests).
   [[nodiscard]] Result<std::map<std::string, Record>> entries(const BankScope& scope,
                                                               KnowledgeKind kind) const {
-    return load(custom_file(scope, kind), Slot::operator_key(scope, kind, {}));
+    return store_.load(custom_file(scope, kind),
+                       Slot::operator_key(scope, kind, {}, options_.tool));
   }
 
   /// Every entry of one device's custom user-keys file, by problem (for tools and tests).
   [[nodiscard]] Result<std::map<std::string, Record>> user_entries(
       const std::string& device) const {
-    return load(custom_user_file(device), Slot::user_key(device, {}));
+    return store_.load(custom_user_file(device), Slot::user_key(device, {}, options_.tool));
   }
 
  private:
-  /// Where a key's entry lives: its file (relative to a root), its name in the file's
-  /// "entries", and how the file's header reads.
+  /// Where a key's entry lives (its file relative to a root, its name in the file's "entries",
+  /// how the file's header reads), and the bank file format (detail::BankStore's Format).
   struct Slot {
+    using Contents = detail::BankEntries;
+    using Record = aoe::Record;
+    static constexpr std::string_view bank = "knowledge bank";
+    static constexpr std::string_view quantity = "value";
+
     bool user = false;  ///< a user key (not an AOE operator key)
     BankScope scope;    ///< operator keys: the SoC and core count
     KnowledgeKind kind = KnowledgeKind::schedule;
     std::string device;  ///< user keys: the key's device
     std::string entry;   ///< the entry's name: the operator key text, or the problem
+    std::string tool;    ///< written into each entry's provenance
 
-    static Slot operator_key(BankScope scope, KnowledgeKind kind, std::string entry) {
-      return Slot{false, std::move(scope), kind, {}, std::move(entry)};
+    static Slot operator_key(BankScope scope, KnowledgeKind kind, std::string entry,
+                             std::string tool) {
+      return Slot{false, std::move(scope), kind, {}, std::move(entry), std::move(tool)};
     }
-    static Slot user_key(std::string device, std::string entry) {
-      return Slot{true, {}, KnowledgeKind::schedule, std::move(device), std::move(entry)};
+    static Slot user_key(std::string device, std::string entry, std::string tool) {
+      return Slot{true,           {}, KnowledgeKind::schedule, std::move(device), std::move(entry),
+                  std::move(tool)};
     }
     [[nodiscard]] std::filesystem::path file(const std::filesystem::path& root) const {
       return user ? user_file_for(root, device) : file_for(root, scope, kind);
@@ -295,176 +272,125 @@ class KnowledgeBank {
       return TuningKey{std::string(to_string(kind)) + "|" + name,
                        scope.soc_version + "_" + std::to_string(scope.core_num)};
     }
+
+    [[nodiscard]] std::optional<double> stored(const Contents& c, const Record& /*r*/) const {
+      const auto it = c.find(entry);
+      return it == c.end() ? std::nullopt : std::optional<double>(it->second.value);
+    }
+    [[nodiscard]] static bool faster(double candidate, double stored) { return candidate < stored; }
+    void put(Contents& c, const Record& r) const { c[entry] = r; }
+    [[nodiscard]] static double time(const Record& r) { return r.value; }
+    [[nodiscard]] static std::string name(const Record& r) { return r.key.problem; }
+
+    /// The entries of a bank file; records whose time is not a positive finite number are left
+    /// out and named in `skipped`.
+    [[nodiscard]] Result<Contents> parse(std::string bytes, const std::filesystem::path& file,
+                                         std::vector<std::string>& skipped) const;
+    [[nodiscard]] Result<std::string> text(const Contents& entries,
+                                           const std::filesystem::path& file) const;
   };
 
-  [[nodiscard]] static Result<Slot> slot_for(const TuningKey& key) {
+  [[nodiscard]] Result<Slot> slot_for(const TuningKey& key) const {
     if (auto parsed = parse_bank_key(key)) {
-      return Slot::operator_key(std::move(parsed->scope), parsed->kind, std::move(parsed->op_key));
+      return Slot::operator_key(std::move(parsed->scope), parsed->kind, std::move(parsed->op_key),
+                                options_.tool);
     }
     if (key.problem.empty() || key.device.empty()) {
       return make_error(Errc::invalid_argument, "knowledge bank: key '" + key.problem + "' on '" +
                                                     key.device +
                                                     "': expected a non-empty problem and device");
     }
-    return Slot::user_key(key.device, key.problem);
+    return Slot::user_key(key.device, key.problem, options_.tool);
   }
 
-  struct State {
-    std::mutex mutex;
-    std::map<std::filesystem::path, detail::BankEntries> cache;
-    std::mutex warn_mutex;
-    std::set<std::string> warned;  ///< what was warned about once
-  };
-
-  [[nodiscard]] Result<std::unique_ptr<detail::FileDescriptor>> lock_file(
-      const std::filesystem::path& file) const {
-    return detail::lock_bank_file(file, "knowledge bank", options_.access);
-  }
-
-  /// Sends `message` to the warning sink the first time `what` is warned about.
-  void warn_once(const std::string& what, const std::string& message) const {
-    std::lock_guard lock(state_->warn_mutex);
-    if (!state_->warned.insert(what).second) return;
-    if (options_.access.on_warning) options_.access.on_warning(message);
-  }
-
-  /// `read_file`, warning once about each record skipped for its time.
-  [[nodiscard]] Result<detail::BankEntries> load(const std::filesystem::path& file,
-                                                 const Slot& slot) const {
-    std::vector<std::string> skipped;
-    auto entries = read_file(file, slot, skipped);
-    for (const auto& key : skipped) {
-      warn_once(file.string() + "\n" + key,
-                "knowledge bank: " + file.string() + ": skipping the record of '" + key +
-                    "': its value is not a positive finite time (it will be tuned again)");
-    }
-    return entries;
-  }
-
-  /// The entries of `file` (none when it does not exist). Records whose time is not a positive
-  /// finite number are left out and their keys added to `skipped`.
-  [[nodiscard]] static Result<detail::BankEntries> read_file(const std::filesystem::path& file,
-                                                             const Slot& slot,
-                                                             std::vector<std::string>& skipped) {
-    detail::BankEntries out;
-    std::error_code ec;
-    if (!std::filesystem::exists(file, ec)) {
-      if (!ec) return out;
-      return make_error(Errc::io_error,
-                        "knowledge bank: cannot read " + file.string() + ": " + ec.message());
-    }
-    auto read = aoe::detail::read_input_file(file, "a knowledge bank file, docs/cli.md");
-    if (!read) return ErrorInfo(read.error().code, "knowledge bank: " + read.error().message);
-    const std::string text = std::move(*read);
-    const auto corrupt = [&](const std::string& where, const std::string& what) {
-      return make_error(Errc::parse_error,
-                        "knowledge bank: " + file.string() + ": " + where + ": " + what +
-                            "; the file is corrupt and was left as it is (repair it or move it "
-                            "away to start a new bank)");
-    };
-    auto parsed = aoe::detail::parse_json(text, file.string());
-    if (!parsed) {
-      return make_error(Errc::parse_error, "knowledge bank: " + parsed.error().message +
-                                               "; the file is corrupt and was left as it is "
-                                               "(repair it or move it away to start a new bank)");
-    }
-    const boost::json::value& root = *parsed;
-    const auto* obj = root.if_object();
-    if (obj == nullptr) return corrupt("/", "expected a JSON object");
-    const auto* version = obj->if_contains("schema_version");
-    if (version == nullptr || !version->is_int64()) {
-      return corrupt("/schema_version", "expected an integer");
-    }
-    if (version->as_int64() != knowledge_bank_schema_version) {
-      return make_error(Errc::unsupported_version,
-                        "knowledge bank: " + file.string() + ": /schema_version: expected " +
-                            std::to_string(knowledge_bank_schema_version) + ", found " +
-                            std::to_string(version->as_int64()) +
-                            "; written by another version, left as it is");
-    }
-    const auto* entries = obj->if_contains("entries");
-    if (entries == nullptr || !entries->is_object()) {
-      return corrupt("/entries", "expected an object");
-    }
-    for (const auto& [k, v] : entries->as_object()) {
-      const std::string ptr = "/entries/" + std::string(k);
-      const auto* e = v.if_object();
-      if (e == nullptr) return corrupt(ptr, "expected an object");
-      Record r;
-      r.key = slot.key_of(std::string(k));
-      const auto* knowledge = e->if_contains("knowledge");
-      if (knowledge == nullptr || !knowledge->is_object()) {
-        return corrupt(ptr + "/knowledge", "expected an object of parameter values");
-      }
-      for (const auto& [name, value] : knowledge->as_object()) {
-        auto val = detail::value_from_json(value);
-        if (!val) return corrupt(ptr + "/knowledge/" + std::string(name), "expected a scalar");
-        r.configuration.push_back({std::string(name), std::move(*val)});
-      }
-      const auto* value = e->if_contains("value");
-      if (value == nullptr || !value->is_number()) {
-        return corrupt(ptr + "/value", "expected the measured time in seconds");
-      }
-      r.value = value->to_number<double>();
-      if (!detail::storable_time(r.value)) {
-        skipped.emplace_back(k);
-        continue;
-      }
-      if (const auto* p = e->if_contains("provenance"); p != nullptr && p->is_object()) {
-        const auto& po = p->as_object();
-        if (const auto* s = po.if_contains("policy"); s && s->is_string()) {
-          r.provenance.policy = std::string(s->as_string());
-        }
-        if (const auto* s = po.if_contains("evaluations"); s && s->is_int64()) {
-          r.provenance.evaluations = static_cast<std::size_t>(s->as_int64());
-        }
-        if (const auto* s = po.if_contains("timestamp"); s && s->is_string()) {
-          r.provenance.timestamp = std::string(s->as_string());
-        }
-      }
-      out.emplace(std::string(k), std::move(r));
-    }
-    return out;
-  }
-
-  [[nodiscard]] Result<void> write_file(const std::filesystem::path& file, const Slot& slot,
-                                        const detail::BankEntries& entries) const {
-    boost::json::object root;
-    root["schema_version"] = knowledge_bank_schema_version;
-    if (slot.user) {
-      root["device"] = slot.device;
-      root["knowledge_kind"] = "user_keys";
-    } else {
-      root["soc_version"] = slot.scope.soc_version;
-      root["core_num"] = slot.scope.core_num;
-      root["core_type"] = "AiCore";
-      root["knowledge_kind"] = std::string(to_string(slot.kind));
-    }
-    boost::json::object& out = root["entries"].emplace_object();
-    for (const auto& [k, r] : entries) {
-      boost::json::object e;
-      boost::json::object knowledge;
-      for (const auto& nv : r.configuration) knowledge[nv.name] = detail::value_to_json(nv.value);
-      e["knowledge"] = std::move(knowledge);
-      e["cost_time(us)"] = r.value * 1e6;
-      e["value"] = r.value;
-      boost::json::object p;
-      p["policy"] = r.provenance.policy;
-      p["evaluations"] = static_cast<std::int64_t>(r.provenance.evaluations);
-      p["timestamp"] = r.provenance.timestamp;
-      p["tool"] = options_.tool;
-      e["provenance"] = std::move(p);
-      out[k] = std::move(e);
-    }
-    auto text = aoe::detail::serialize_json(root, file.string());
-    if (!text) return text.error();
-    return write_file_atomically(file, *text, options_.durable);
-  }
-
- private:
   KnowledgeBankOptions options_;
-  std::unique_ptr<State> state_ = std::make_unique<State>();
+  detail::BankStore<Slot> store_{options_.access, options_.durable,
+                                 "a knowledge bank file, docs/cli.md"};
 };
+
+inline Result<detail::BankEntries> KnowledgeBank::Slot::parse(
+    std::string bytes, const std::filesystem::path& file, std::vector<std::string>& skipped) const {
+  detail::BankEntries out;
+  const auto corrupt = [&](const std::string& where, const std::string& what) {
+    return detail::corrupt_bank_file(bank, file.string() + ": " + where, what);
+  };
+  auto parsed = aoe::detail::parse_json(bytes, file.string());
+  if (!parsed) {
+    return make_error(Errc::parse_error, "knowledge bank: " + parsed.error().message +
+                                             "; the file is corrupt and was left as it is "
+                                             "(repair it or move it away to start a new bank)");
+  }
+  const auto* obj = parsed->if_object();
+  if (obj == nullptr) return corrupt("/", "expected a JSON object");
+  const auto* version = obj->if_contains("schema_version");
+  if (version == nullptr || !version->is_int64()) {
+    return corrupt("/schema_version", "expected an integer");
+  }
+  if (version->as_int64() != knowledge_bank_schema_version) {
+    return detail::bank_file_of_another_version(bank, file.string() + ": /schema_version",
+                                                std::to_string(knowledge_bank_schema_version),
+                                                std::to_string(version->as_int64()));
+  }
+  const auto* entries = obj->if_contains("entries");
+  if (entries == nullptr || !entries->is_object()) {
+    return corrupt("/entries", "expected an object");
+  }
+  for (const auto& [k, v] : entries->as_object()) {
+    const std::string ptr = "/entries/" + std::string(k);
+    const auto* e = v.if_object();
+    if (e == nullptr) return corrupt(ptr, "expected an object");
+    Record r;
+    r.key = key_of(std::string(k));
+    const auto* knowledge = e->if_contains("knowledge");
+    if (knowledge == nullptr || !knowledge->is_object()) {
+      return corrupt(ptr + "/knowledge", "expected an object of parameter values");
+    }
+    for (const auto& [name, value] : knowledge->as_object()) {
+      auto val = detail::value_from_json(value);
+      if (!val) return corrupt(ptr + "/knowledge/" + std::string(name), "expected a scalar");
+      r.configuration.push_back({std::string(name), std::move(*val)});
+    }
+    const auto* value = e->if_contains("value");
+    if (value == nullptr || !value->is_number()) {
+      return corrupt(ptr + "/value", "expected the measured time in seconds");
+    }
+    r.value = value->to_number<double>();
+    if (!detail::storable_time(r.value)) {
+      skipped.push_back("'" + std::string(k) + "'");
+      continue;
+    }
+    detail::read_provenance(*e, r.provenance);
+    out.emplace(std::string(k), std::move(r));
+  }
+  return out;
+}
+
+inline Result<std::string> KnowledgeBank::Slot::text(const detail::BankEntries& entries,
+                                                     const std::filesystem::path& file) const {
+  boost::json::object root;
+  root["schema_version"] = knowledge_bank_schema_version;
+  if (user) {
+    root["device"] = device;
+    root["knowledge_kind"] = "user_keys";
+  } else {
+    root["soc_version"] = scope.soc_version;
+    root["core_num"] = scope.core_num;
+    root["core_type"] = "AiCore";
+    root["knowledge_kind"] = std::string(to_string(kind));
+  }
+  boost::json::object& out = root["entries"].emplace_object();
+  for (const auto& [k, r] : entries) {
+    boost::json::object e;
+    boost::json::object knowledge;
+    for (const auto& nv : r.configuration) knowledge[nv.name] = detail::value_to_json(nv.value);
+    e["knowledge"] = std::move(knowledge);
+    e["cost_time(us)"] = r.value * 1e6;
+    e["value"] = r.value;
+    e["provenance"] = detail::provenance_json(r.provenance, tool);
+    out[k] = std::move(e);
+  }
+  return aoe::detail::serialize_json(root, file.string());
+}
 
 }  // namespace aoe
 

@@ -11,15 +11,83 @@
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 #include <boost/json/serialize.hpp>
+#include <sys/time.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <ctime>
 #include <filesystem>
 #include <string>
 #include <string_view>
 
+namespace aoe {
+
+/// How a task's tuning ended, in AOE's repo_summary categories (the same for the three jobs).
+enum class JobOutcome : std::uint8_t {
+  hit,          ///< in the bank; used, not re-tuned
+  add,          ///< new, better than the default: written
+  update,       ///< in the bank, re-tuned (REPEAT_TUNE), better: written
+  reserved,     ///< in the bank, re-tuned, not better: the bank's entry kept
+  unsatisfied,  ///< new, nothing better than the default found
+  failed,       ///< could not be tuned (OPAT, SGAT)
+};
+
+[[nodiscard]] constexpr std::string_view to_string(JobOutcome o) noexcept {
+  switch (o) {
+    case JobOutcome::hit: return "hit";
+    case JobOutcome::add: return "add";
+    case JobOutcome::update: return "update";
+    case JobOutcome::reserved: return "reserved";
+    case JobOutcome::unsatisfied: return "unsatisfied";
+    case JobOutcome::failed: return "failed";
+  }
+  return "failed";
+}
+
+/// What every job's report holds first: the "basic" part of the result file and its state.
+struct JobReportHead {
+  std::string tuning_name;
+  std::string timestamp;  ///< YYYYMMDD_HHMMSSMS
+  long tid = 0;
+  double tuning_seconds = 0;
+  bool finished = false;  ///< false while running and after an interruption
+  bool interrupted = false;
+  /// AOE's improvement: before / after - 1 (the seeds' "118.71%" for 58.781 us -> 26.876 us).
+  [[nodiscard]] static double improvement(double before, double after) {
+    return after > 0 ? before / after - 1.0 : 0.0;
+  }
+};
+
+/// The local time as AOE stamps result files: YYYYMMDD_HHMMSSMS (MS: milliseconds, 3 digits).
+[[nodiscard]] inline std::string aoe_timestamp() {
+  timeval tv{};
+  ::gettimeofday(&tv, nullptr);
+  std::tm tm{};
+  const std::time_t secs = tv.tv_sec;
+  localtime_r(&secs, &tm);
+  char buffer[40];
+  std::snprintf(buffer, sizeof buffer, "%04d%02d%02d_%02d%02d%02d%03d", tm.tm_year + 1900,
+                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+                static_cast<int>(tv.tv_usec / 1000));
+  return buffer;
+}
+
+}  // namespace aoe
+
 namespace aoe::detail {
+
+inline std::string percent(double fraction) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.2f%%", fraction * 100.0);
+  return buffer;
+}
+
+/// Rounds to 3 decimals, as AOE prints microseconds and milliseconds.
+inline double round3(double v) { return std::round(v * 1000.0) / 1000.0; }
+inline double round6(double v) { return std::round(v * 1e6) / 1e6; }
 
 /// aoe_result_<job>_${timestamp}_${pid}.json, `job` in lower case ("opat", "sgat", "gdat").
 [[nodiscard]] inline std::string result_file_name(std::string_view job,
@@ -69,5 +137,17 @@ template <class Outcome, class Report>
 }
 
 }  // namespace aoe::detail
+
+namespace aoe {
+
+/// Writes a job's report (`to_json(report)`) to `file` atomically (temporary file, rename):
+/// valid JSON at every moment. `durable` adds the fsyncs (the final write of a job).
+template <class Report>
+[[nodiscard]] Result<void> write_report(const Report& report, const std::filesystem::path& file,
+                                        bool durable = true) {
+  return detail::write_result_file(to_json(report), file, durable);
+}
+
+}  // namespace aoe
 
 #endif  // AOE_JOBS_DETAIL_RESULT_FILE_HPP

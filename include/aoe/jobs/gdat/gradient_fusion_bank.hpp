@@ -26,6 +26,7 @@
 #include "aoe/jobs/gdat/split_strategy.hpp"
 #include "aoe/repo/bank_access.hpp"
 #include "aoe/repo/detail/bank_file.hpp"
+#include "aoe/repo/detail/bank_store.hpp"
 #include "aoe/repo/record.hpp"
 #include "aoe/version.hpp"
 
@@ -69,104 +70,10 @@ struct GradientFusionRecord {
   Provenance provenance;
 };
 
-/// The gradient-fusion bank of one SoC.
-class GradientFusionBank {
- public:
-  /// The bank under `root` (Environment::graph_bank_root()) for `soc_version`.
-  GradientFusionBank(std::filesystem::path root, std::string soc_version,
-                     std::string tool = "openaoe " AOE_VERSION_STRING, BankAccess access = {})
-      : file_(file_for(root, soc_version)),
-        tool_(std::move(tool)),
-        access_(std::move(access)),
-        mutex_(std::make_unique<std::mutex>()),
-        warned_(std::make_unique<std::set<std::string>>()) {}
-
-  /// <root>/<soc_version>_gradient_fusion.json (AOE: "<soc>_gradient_fusion.json in
-  /// TUNE_BANK_PATH").
-  [[nodiscard]] static std::filesystem::path file_for(const std::filesystem::path& root,
-                                                      const std::string& soc_version) {
-    return root / (soc_version + "_gradient_fusion.json");
-  }
-
-  [[nodiscard]] const std::filesystem::path& file() const noexcept { return file_; }
-
-  /// The record of a model on a cluster, if the bank holds one.
-  [[nodiscard]] Result<std::optional<GradientFusionRecord>> lookup(
-      const std::string& model_hash, const std::string& cluster) const {
-    std::lock_guard guard(*mutex_);
-    auto file = read();
-    if (!file) return file.error();
-    for (auto& r : file->records) {
-      if (r.model_hash == model_hash && r.cluster == cluster) {
-        return std::optional<GradientFusionRecord>(std::move(r));
-      }
-    }
-    return std::optional<GradientFusionRecord>();
-  }
-
-  /// Every record of the file (for tools and tests).
-  [[nodiscard]] Result<std::vector<GradientFusionRecord>> records() const {
-    std::lock_guard guard(*mutex_);
-    auto file = read();
-    if (!file) return file.error();
-    return std::move(file->records);
-  }
-
-  /// Stores `record` if its key is new (`added`) or it is faster than the stored record
-  /// (`updated`; `faster`, beyond rounding), or when `replace` (a stored record that no longer fits
-  /// the model); otherwise `kept` and nothing is written. An iteration time that is not a
-  /// positive finite number is refused (`invalid_argument`).
-  Result<StoreOutcome> store(const GradientFusionRecord& record, bool replace = false) {
-    if (!aoe::detail::storable_time(record.iteration_seconds)) {
-      return aoe::detail::unstorable_time("gradient-fusion bank", record.model_hash,
-                                          record.iteration_seconds);
-    }
-    std::lock_guard guard(*mutex_);
-    auto lock = lock_file();
-    if (!lock) return lock.error();
-    auto file = read();
-    if (!file) return file.error();
-    StoreOutcome outcome = StoreOutcome::added;
-    std::optional<std::size_t> at;
-    for (std::size_t i = 0; i < file->records.size(); ++i) {
-      const auto& r = file->records[i];
-      if (r.model_hash == record.model_hash && r.cluster == record.cluster) {
-        if (!replace && !faster(record.iteration_seconds, r.iteration_seconds)) {
-          return StoreOutcome::kept;
-        }
-        outcome = StoreOutcome::updated;
-        at = file->positions[i];
-        break;
-      }
-    }
-    for (const auto& [key, position] : file->unusable) {
-      if (!at && key == record.model_hash + "\n" + record.cluster) at = position;
-    }
-    boost::json::value entry = to_json(record);
-    if (at) {
-      file->raw[*at] = std::move(entry);
-    } else {
-      file->raw.push_back(std::move(entry));
-    }
-    auto text = aoe::detail::serialize_json(file->raw, file_.string());
-    if (!text) return text.error();
-    if (auto ok = write_file_atomically(file_, *text + "\n"); !ok) return ok.error();
-    return outcome;
-  }
-
-  /// Checks, before a job, that the bank can be written: creates its directory, takes (then
-  /// releases) its lock and reads the file.
-  [[nodiscard]] Result<void> check_writable() const {
-    std::lock_guard guard(*mutex_);
-    auto lock = lock_file();
-    if (!lock) return lock.error();
-    auto file = read();
-    if (!file) return file.error();
-    return {};
-  }
-
- private:
-  struct File {
+/// The gradient-fusion bank file format (aoe::detail::BankStore's Format): a JSON array of
+/// entries, AOE's kept as they are.
+struct GradientFusionFile {
+  struct Contents {
     boost::json::array raw;                     ///< every entry, ours and others'
     std::vector<GradientFusionRecord> records;  ///< ours
     std::vector<std::size_t> positions;         ///< of each record in `raw`
@@ -174,173 +81,48 @@ class GradientFusionBank {
     /// same key replaces them).
     std::vector<std::pair<std::string, std::size_t>> unusable;
   };
+  using Record = GradientFusionRecord;
+  static constexpr std::string_view bank = "gradient-fusion bank";
+  static constexpr std::string_view quantity = "iteration time";
+  std::string tool;  ///< written into each provenance
 
-  [[nodiscard]] Result<std::unique_ptr<aoe::detail::FileDescriptor>> lock_file() const {
-    return aoe::detail::lock_bank_file(file_, "gradient-fusion bank", access_);
+  /// The file's entries; ours whose iteration time is not a positive finite number are kept in
+  /// `raw` but not in `records`, and named in `skipped`.
+  [[nodiscard]] Result<Contents> parse(std::string bytes, const std::filesystem::path& file,
+                                       std::vector<std::string>& skipped) const;
+  [[nodiscard]] static std::optional<double> stored(const Contents& c, const Record& r) {
+    for (const auto& s : c.records) {
+      if (s.model_hash == r.model_hash && s.cluster == r.cluster) return s.iteration_seconds;
+    }
+    return std::nullopt;
   }
-
-  /// Warns once about the record of `hash` on `cluster` skipped for its time.
-  void warn_skipped(const std::string& hash, const std::string& cluster) const {
-    if (!warned_->insert(hash + "\n" + cluster).second) return;
-    if (access_.on_warning) {
-      access_.on_warning("gradient-fusion bank: " + file_.string() + ": skipping the record of '" +
-                         hash + "' on '" + cluster +
-                         "': its iteration time is not a positive finite time (it will be tuned "
-                         "again)");
+  /// Faster beyond rounding.
+  [[nodiscard]] static bool faster(double candidate, double stored) {
+    return gdat::faster(candidate, stored);
+  }
+  void put(Contents& c, const Record& record) const {
+    std::optional<std::size_t> at;
+    for (std::size_t i = 0; i < c.records.size() && !at; ++i) {
+      const auto& r = c.records[i];
+      if (r.model_hash == record.model_hash && r.cluster == record.cluster) at = c.positions[i];
+    }
+    for (const auto& [key, position] : c.unusable) {
+      if (!at && key == record.model_hash + "\n" + record.cluster) at = position;
+    }
+    boost::json::value entry = to_json(record);
+    if (at) {
+      c.raw[*at] = std::move(entry);
+    } else {
+      c.raw.push_back(std::move(entry));
     }
   }
-
-  /// The file's entries (none when it does not exist); ours whose iteration time is not a
-  /// positive finite number are kept in `raw` but not in `records`, with a warning. Called under
-  /// `mutex_`.
-  [[nodiscard]] Result<File> read() const {
-    File out;
-    std::error_code ec;
-    if (!std::filesystem::exists(file_, ec)) {
-      if (!ec) return out;
-      return make_error(Errc::io_error, "gradient-fusion bank: cannot read " + file_.string() +
-                                            ": " + ec.message());
-    }
-    auto bytes = aoe::detail::read_input_file(file_, "a gradient-fusion bank file, docs/gdat.md");
-    if (!bytes) {
-      return ErrorInfo(bytes.error().code, "gradient-fusion bank: " + bytes.error().message);
-    }
-    const auto corrupt = [&](const std::string& where, const std::string& what) {
-      return make_error(Errc::parse_error,
-                        "gradient-fusion bank: " + file_.string() + ": " + where + ": " + what +
-                            "; the file is corrupt and was left as it is (repair it or move it "
-                            "away to start a new bank)");
-    };
-    auto parsed = aoe::detail::parse_json(*bytes, file_.string());
-    if (!parsed) {
-      return make_error(Errc::parse_error, "gradient-fusion bank: " + parsed.error().message +
-                                               "; the file is corrupt and was left as it is "
-                                               "(repair it or move it away to start a new bank)");
-    }
-    boost::json::value root = std::move(*parsed);
-    if (!root.is_array()) return corrupt("/", "expected a JSON array of entries");
-    out.raw = std::move(root.as_array());
-    for (std::size_t i = 0; i < out.raw.size(); ++i) {
-      const std::string ptr = "/" + std::to_string(i);
-      const auto* e = out.raw[i].if_object();
-      if (e == nullptr) return corrupt(ptr, "expected an entry object");
-      const auto* hash = e->if_contains("modelhash");
-      if (hash == nullptr || !hash->is_string()) {
-        return corrupt(ptr + "/modelhash", "expected the model hash as a string");
-      }
-      const auto* ours = e->if_contains("openaoe");
-      if (ours == nullptr) continue;  // AOE's own entry: kept, not used
-      const auto* o = ours->if_object();
-      if (o == nullptr) return corrupt(ptr + "/openaoe", "expected an object");
-      const auto* version = o->if_contains("schema_version");
-      if (version == nullptr || !version->is_int64()) {
-        return corrupt(ptr + "/openaoe/schema_version", "expected an integer");
-      }
-      if (version->as_int64() != gradient_bank_schema_version) {
-        return make_error(Errc::unsupported_version,
-                          "gradient-fusion bank: " + file_.string() + ": " + ptr +
-                              "/openaoe/schema_version: expected " +
-                              std::to_string(gradient_bank_schema_version) + ", found " +
-                              std::to_string(version->as_int64()) +
-                              "; written by another version, left as it is");
-      }
-      GradientFusionRecord r;
-      r.model_hash = std::string(hash->as_string());
-      const auto text = [&](const char* key, std::string& into) -> Result<void> {
-        const auto* v = o->if_contains(key);
-        if (v == nullptr || !v->is_string()) {
-          return corrupt(ptr + "/openaoe/" + key, "expected a string");
-        }
-        into = std::string(v->as_string());
-        return {};
-      };
-      if (auto ok = text("cluster", r.cluster); !ok) return ok.error();
-      if (auto ok = text("model_name", r.model_name); !ok) return ok.error();
-      const auto number = [&](const boost::json::object& obj, const char* key,
-                              const std::string& p) -> Result<double> {
-        const auto* v = obj.if_contains(key);
-        if (v == nullptr || !v->is_number()) return corrupt(p + "/" + key, "expected a number");
-        return v->to_number<double>();
-      };
-      auto it = number(*o, "iteration_time(ms)", ptr + "/openaoe");
-      if (!it) return it.error();
-      r.iteration_seconds = *it / 1e3;
-      if (!aoe::detail::storable_time(r.iteration_seconds)) {
-        warn_skipped(r.model_hash, r.cluster);
-        out.unusable.emplace_back(r.model_hash + "\n" + r.cluster, i);
-        continue;
-      }
-      auto dt = number(*o, "default_iteration_time(ms)", ptr + "/openaoe");
-      if (!dt) return dt.error();
-      r.default_seconds = *dt / 1e3;
-      const auto* split = o->if_contains("split_strategy");
-      const std::string sptr = ptr + "/openaoe/split_strategy";
-      if (split == nullptr || !split->is_object()) return corrupt(sptr, "expected an object");
-      const auto* idx = split->as_object().if_contains("by_idx");
-      if (idx == nullptr || !idx->is_array() || idx->as_array().empty()) {
-        return corrupt(sptr + "/by_idx", "expected a non-empty array of gradient indices");
-      }
-      for (std::size_t k = 0; k < idx->as_array().size(); ++k) {
-        const auto& v = idx->as_array()[k];
-        if (!v.is_int64() || v.as_int64() < 0) {
-          return corrupt(sptr + "/by_idx/" + std::to_string(k), "expected a gradient index");
-        }
-        r.split.ends.push_back(static_cast<std::size_t>(v.as_int64()));
-      }
-      const auto* size = split->as_object().if_contains("by_size");
-      if (size == nullptr || !size->is_array()) {
-        return corrupt(sptr + "/by_size", "expected an array of percentages");
-      }
-      for (std::size_t k = 0; k < size->as_array().size(); ++k) {
-        const auto& v = size->as_array()[k];
-        if (!v.is_number()) {
-          return corrupt(sptr + "/by_size/" + std::to_string(k), "expected a percentage");
-        }
-        r.by_size.push_back(v.to_number<double>());
-      }
-      const auto* value = e->if_contains("modelvalue");
-      const std::string vptr = ptr + "/modelvalue";
-      if (value == nullptr || !value->is_object()) {
-        return corrupt(vptr, "expected {\"gradientTime\": [...], \"gradientSize\": [...]}");
-      }
-      const auto* times = value->as_object().if_contains("gradientTime");
-      const auto* sizes = value->as_object().if_contains("gradientSize");
-      if (times == nullptr || !times->is_array()) {
-        return corrupt(vptr + "/gradientTime", "expected an array of times");
-      }
-      if (sizes == nullptr || !sizes->is_array()) {
-        return corrupt(vptr + "/gradientSize", "expected an array of sizes");
-      }
-      for (std::size_t k = 0; k < times->as_array().size(); ++k) {
-        const auto& v = times->as_array()[k];
-        if (!v.is_number()) {
-          return corrupt(vptr + "/gradientTime/" + std::to_string(k), "expected a number");
-        }
-        r.gradient_time_us.push_back(v.to_number<double>());
-      }
-      for (std::size_t k = 0; k < sizes->as_array().size(); ++k) {
-        const auto& v = sizes->as_array()[k];
-        if (!v.is_int64()) {
-          return corrupt(vptr + "/gradientSize/" + std::to_string(k), "expected an integer");
-        }
-        r.gradient_size.push_back(v.as_int64());
-      }
-      if (const auto* p = o->if_contains("provenance"); p != nullptr && p->is_object()) {
-        const auto& po = p->as_object();
-        if (const auto* s = po.if_contains("policy"); s && s->is_string()) {
-          r.provenance.policy = std::string(s->as_string());
-        }
-        if (const auto* s = po.if_contains("evaluations"); s && s->is_int64()) {
-          r.provenance.evaluations = static_cast<std::size_t>(s->as_int64());
-        }
-        if (const auto* s = po.if_contains("timestamp"); s && s->is_string()) {
-          r.provenance.timestamp = std::string(s->as_string());
-        }
-      }
-      out.records.push_back(std::move(r));
-      out.positions.push_back(i);
-    }
-    return out;
+  [[nodiscard]] static double time(const Record& r) { return r.iteration_seconds; }
+  [[nodiscard]] static std::string name(const Record& r) { return r.model_hash; }
+  [[nodiscard]] static Result<std::string> text(const Contents& c,
+                                                const std::filesystem::path& file) {
+    auto text = aoe::detail::serialize_json(c.raw, file.string());
+    if (!text) return text.error();
+    return *text + "\n";
   }
 
   [[nodiscard]] boost::json::value to_json(const GradientFusionRecord& r) const {
@@ -368,22 +150,194 @@ class GradientFusionBank {
     ours["split_strategy"] = std::move(split);
     ours["iteration_time(ms)"] = r.iteration_seconds * 1e3;
     ours["default_iteration_time(ms)"] = r.default_seconds * 1e3;
-    boost::json::object p;
-    p["policy"] = r.provenance.policy;
-    p["evaluations"] = static_cast<std::int64_t>(r.provenance.evaluations);
-    p["timestamp"] = r.provenance.timestamp;
-    p["tool"] = tool_;
-    ours["provenance"] = std::move(p);
+    ours["provenance"] = aoe::detail::provenance_json(r.provenance, tool);
     e["openaoe"] = std::move(ours);
     return e;
   }
-
-  std::filesystem::path file_;
-  std::string tool_;
-  BankAccess access_;
-  std::unique_ptr<std::mutex> mutex_;
-  std::unique_ptr<std::set<std::string>> warned_;  ///< records warned about, under `mutex_`
 };
+
+/// The gradient-fusion bank of one SoC.
+class GradientFusionBank {
+ public:
+  /// The bank under `root` (Environment::graph_bank_root()) for `soc_version`.
+  GradientFusionBank(std::filesystem::path root, std::string soc_version,
+                     std::string tool = "openaoe " AOE_VERSION_STRING, BankAccess access = {})
+      : file_(file_for(root, soc_version)),
+        format_{std::move(tool)},
+        store_(std::move(access), true, "a gradient-fusion bank file, docs/gdat.md") {}
+
+  /// <root>/<soc_version>_gradient_fusion.json (AOE: "<soc>_gradient_fusion.json in
+  /// TUNE_BANK_PATH").
+  [[nodiscard]] static std::filesystem::path file_for(const std::filesystem::path& root,
+                                                      const std::string& soc_version) {
+    return root / (soc_version + "_gradient_fusion.json");
+  }
+
+  [[nodiscard]] const std::filesystem::path& file() const noexcept { return file_; }
+
+  /// The record of a model on a cluster, if the bank holds one (the file is read each time).
+  [[nodiscard]] Result<std::optional<GradientFusionRecord>> lookup(
+      const std::string& model_hash, const std::string& cluster) const {
+    auto file = store_.load(file_, format_);
+    if (!file) return file.error();
+    for (auto& r : file->records) {
+      if (r.model_hash == model_hash && r.cluster == cluster) {
+        return std::optional<GradientFusionRecord>(std::move(r));
+      }
+    }
+    return std::optional<GradientFusionRecord>();
+  }
+
+  /// Every record of the file (for tools and tests).
+  [[nodiscard]] Result<std::vector<GradientFusionRecord>> records() const {
+    auto file = store_.load(file_, format_);
+    if (!file) return file.error();
+    return std::move(file->records);
+  }
+
+  /// Stores `record` if its key is new (`added`) or it is faster than the stored record
+  /// (`updated`; `faster`, beyond rounding), or when `replace` (a stored record that no longer fits
+  /// the model); otherwise `kept` and nothing is written. An iteration time that is not a
+  /// positive finite number is refused (`invalid_argument`).
+  Result<StoreOutcome> store(const GradientFusionRecord& record, bool replace = false) {
+    return store_.store(file_, format_, record, replace);
+  }
+
+  /// Checks, before a job, that the bank can be written: creates its directory, takes (then
+  /// releases) its lock and reads the file.
+  [[nodiscard]] Result<void> check_writable() const {
+    return store_.check_writable(file_, format_);
+  }
+
+ private:
+  std::filesystem::path file_;
+  GradientFusionFile format_;
+  aoe::detail::BankStore<GradientFusionFile> store_;
+};
+
+inline Result<GradientFusionFile::Contents> GradientFusionFile::parse(
+    std::string bytes, const std::filesystem::path& file, std::vector<std::string>& skipped) const {
+  Contents out;
+  const auto corrupt = [&](const std::string& where, const std::string& what) {
+    return aoe::detail::corrupt_bank_file(bank, file.string() + ": " + where, what);
+  };
+  auto parsed = aoe::detail::parse_json(bytes, file.string());
+  if (!parsed) {
+    return make_error(Errc::parse_error, "gradient-fusion bank: " + parsed.error().message +
+                                             "; the file is corrupt and was left as it is "
+                                             "(repair it or move it away to start a new bank)");
+  }
+  boost::json::value root = std::move(*parsed);
+  if (!root.is_array()) return corrupt("/", "expected a JSON array of entries");
+  out.raw = std::move(root.as_array());
+  for (std::size_t i = 0; i < out.raw.size(); ++i) {
+    const std::string ptr = "/" + std::to_string(i);
+    const auto* e = out.raw[i].if_object();
+    if (e == nullptr) return corrupt(ptr, "expected an entry object");
+    const auto* hash = e->if_contains("modelhash");
+    if (hash == nullptr || !hash->is_string()) {
+      return corrupt(ptr + "/modelhash", "expected the model hash as a string");
+    }
+    const auto* ours = e->if_contains("openaoe");
+    if (ours == nullptr) continue;  // AOE's own entry: kept, not used
+    const auto* o = ours->if_object();
+    if (o == nullptr) return corrupt(ptr + "/openaoe", "expected an object");
+    const auto* version = o->if_contains("schema_version");
+    if (version == nullptr || !version->is_int64()) {
+      return corrupt(ptr + "/openaoe/schema_version", "expected an integer");
+    }
+    if (version->as_int64() != gradient_bank_schema_version) {
+      return aoe::detail::bank_file_of_another_version(
+          bank, file.string() + ": " + ptr + "/openaoe/schema_version",
+          std::to_string(gradient_bank_schema_version), std::to_string(version->as_int64()));
+    }
+    GradientFusionRecord r;
+    r.model_hash = std::string(hash->as_string());
+    const auto text = [&](const char* key, std::string& into) -> Result<void> {
+      const auto* v = o->if_contains(key);
+      if (v == nullptr || !v->is_string()) {
+        return corrupt(ptr + "/openaoe/" + key, "expected a string");
+      }
+      into = std::string(v->as_string());
+      return {};
+    };
+    if (auto ok = text("cluster", r.cluster); !ok) return ok.error();
+    if (auto ok = text("model_name", r.model_name); !ok) return ok.error();
+    const auto number = [&](const boost::json::object& obj, const char* key,
+                            const std::string& p) -> Result<double> {
+      const auto* v = obj.if_contains(key);
+      if (v == nullptr || !v->is_number()) return corrupt(p + "/" + key, "expected a number");
+      return v->to_number<double>();
+    };
+    auto it = number(*o, "iteration_time(ms)", ptr + "/openaoe");
+    if (!it) return it.error();
+    r.iteration_seconds = *it / 1e3;
+    if (!aoe::detail::storable_time(r.iteration_seconds)) {
+      skipped.push_back("'" + r.model_hash + "' on '" + r.cluster + "'");
+      out.unusable.emplace_back(r.model_hash + "\n" + r.cluster, i);
+      continue;
+    }
+    auto dt = number(*o, "default_iteration_time(ms)", ptr + "/openaoe");
+    if (!dt) return dt.error();
+    r.default_seconds = *dt / 1e3;
+    const auto* split = o->if_contains("split_strategy");
+    const std::string sptr = ptr + "/openaoe/split_strategy";
+    if (split == nullptr || !split->is_object()) return corrupt(sptr, "expected an object");
+    const auto* idx = split->as_object().if_contains("by_idx");
+    if (idx == nullptr || !idx->is_array() || idx->as_array().empty()) {
+      return corrupt(sptr + "/by_idx", "expected a non-empty array of gradient indices");
+    }
+    for (std::size_t k = 0; k < idx->as_array().size(); ++k) {
+      const auto& v = idx->as_array()[k];
+      if (!v.is_int64() || v.as_int64() < 0) {
+        return corrupt(sptr + "/by_idx/" + std::to_string(k), "expected a gradient index");
+      }
+      r.split.ends.push_back(static_cast<std::size_t>(v.as_int64()));
+    }
+    const auto* size = split->as_object().if_contains("by_size");
+    if (size == nullptr || !size->is_array()) {
+      return corrupt(sptr + "/by_size", "expected an array of percentages");
+    }
+    for (std::size_t k = 0; k < size->as_array().size(); ++k) {
+      const auto& v = size->as_array()[k];
+      if (!v.is_number()) {
+        return corrupt(sptr + "/by_size/" + std::to_string(k), "expected a percentage");
+      }
+      r.by_size.push_back(v.to_number<double>());
+    }
+    const auto* value = e->if_contains("modelvalue");
+    const std::string vptr = ptr + "/modelvalue";
+    if (value == nullptr || !value->is_object()) {
+      return corrupt(vptr, "expected {\"gradientTime\": [...], \"gradientSize\": [...]}");
+    }
+    const auto* times = value->as_object().if_contains("gradientTime");
+    const auto* sizes = value->as_object().if_contains("gradientSize");
+    if (times == nullptr || !times->is_array()) {
+      return corrupt(vptr + "/gradientTime", "expected an array of times");
+    }
+    if (sizes == nullptr || !sizes->is_array()) {
+      return corrupt(vptr + "/gradientSize", "expected an array of sizes");
+    }
+    for (std::size_t k = 0; k < times->as_array().size(); ++k) {
+      const auto& v = times->as_array()[k];
+      if (!v.is_number()) {
+        return corrupt(vptr + "/gradientTime/" + std::to_string(k), "expected a number");
+      }
+      r.gradient_time_us.push_back(v.to_number<double>());
+    }
+    for (std::size_t k = 0; k < sizes->as_array().size(); ++k) {
+      const auto& v = sizes->as_array()[k];
+      if (!v.is_int64()) {
+        return corrupt(vptr + "/gradientSize/" + std::to_string(k), "expected an integer");
+      }
+      r.gradient_size.push_back(v.as_int64());
+    }
+    aoe::detail::read_provenance(*o, r.provenance);
+    out.records.push_back(std::move(r));
+    out.positions.push_back(i);
+  }
+  return out;
+}
 
 }  // namespace aoe::gdat
 

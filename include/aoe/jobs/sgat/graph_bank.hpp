@@ -21,6 +21,7 @@
 #include "aoe/jobs/sgat/subgraph_key.hpp"
 #include "aoe/repo/bank_access.hpp"
 #include "aoe/repo/detail/bank_file.hpp"
+#include "aoe/repo/detail/bank_store.hpp"
 #include "aoe/repo/knowledge_bank.hpp"
 #include "aoe/repo/record.hpp"
 #include "aoe/space/value.hpp"
@@ -73,12 +74,69 @@ struct GraphBankOptions {
   BankAccess access{};
 };
 
+/// The graph bank file format (detail::BankStore's Format): JSON lines, a version line first.
+struct GraphBankFile {
+  using Contents = std::vector<GraphBankRecord>;
+  using Record = GraphBankRecord;
+  static constexpr std::string_view bank = "graph bank";
+  static constexpr std::string_view quantity = "value";
+  std::string tool;  ///< written into each provenance
+
+  /// The records of a file's text; those whose time is not a positive finite number are left
+  /// out and named in `skipped`.
+  [[nodiscard]] Result<Contents> parse(std::string bytes, const std::filesystem::path& file,
+                                       std::vector<std::string>& skipped) const;
+  /// Another subgraph under the same 64-bit key (a collision) keeps its own line.
+  [[nodiscard]] static std::optional<double> stored(const Contents& c, const Record& r) {
+    for (const auto& s : c) {
+      if (s.repo_key == r.repo_key && s.signature == r.signature) return s.value;
+    }
+    return std::nullopt;
+  }
+  [[nodiscard]] static bool faster(double candidate, double stored) { return candidate < stored; }
+  static void put(Contents& c, const Record& r) {
+    for (auto& s : c) {
+      if (s.repo_key == r.repo_key && s.signature == r.signature) {
+        s = r;
+        return;
+      }
+    }
+    c.push_back(r);
+  }
+  [[nodiscard]] static double time(const Record& r) { return r.value; }
+  [[nodiscard]] static std::string name(const Record& r) { return r.repo_key; }
+
+  /// A record as its JSON line (without the newline).
+  [[nodiscard]] std::string line(const GraphBankRecord& r) const {
+    boost::json::object o;
+    o["repo_key"] = r.repo_key;
+    o["modelName"] = r.model_name;
+    o["graphID"] = r.graph_id;
+    o["feature"] = r.feature;
+    o["strategy"] = r.strategy;
+    boost::json::object k;
+    for (const auto& nv : r.knowledge) k[nv.name] = detail::value_to_json(nv.value);
+    o["knowledge"] = std::move(k);
+    o["value"] = r.value;
+    o["signature"] = r.signature;
+    o["provenance"] = detail::provenance_json(r.provenance, tool);
+    return boost::json::serialize(o);
+  }
+  [[nodiscard]] Result<std::string> text(const Contents& records,
+                                         const std::filesystem::path& /*file*/) const {
+    std::string text = "{\"version\": \"";
+    text += graph_bank_version;
+    text += "\"}\n";
+    for (const auto& r : records) text += line(r) + "\n";
+    return text;
+  }
+};
+
 /// The graph bank. Thread-safe; lookups share a cache of the files read.
 class GraphBank {
  public:
   GraphBank() = default;
-  explicit GraphBank(GraphBankOptions options)
-      : options_(std::move(options)), state_(std::make_unique<State>()) {}
+  explicit GraphBank(GraphBankOptions options) : options_(std::move(options)) {}
   GraphBank(GraphBank&&) noexcept = default;
   GraphBank& operator=(GraphBank&&) noexcept = default;
 
@@ -101,20 +159,14 @@ class GraphBank {
   /// whose signature differs, a 64-bit collision, is not a hit).
   [[nodiscard]] Result<std::optional<GraphBankRecord>> lookup(std::string_view soc_version,
                                                               const SubgraphKey& key) const {
-    std::lock_guard lock(state_->mutex);
-    const auto path = file(soc_version);
-    auto it = state_->cache.find(path);
-    if (it == state_->cache.end()) {
-      auto records = load(path);
-      if (!records) return records.error();
-      it = state_->cache.emplace(path, std::move(*records)).first;
-    }
-    for (const auto& r : it->second) {
-      if (r.repo_key == key.repo_key() && r.signature == key.signature) {
-        return std::optional<GraphBankRecord>(r);
+    return store_.with_cached(file(soc_version), format_, [&](const auto& records) {
+      for (const auto& r : records) {
+        if (r.repo_key == key.repo_key() && r.signature == key.signature) {
+          return std::optional<GraphBankRecord>(r);
+        }
       }
-    }
-    return std::optional<GraphBankRecord>();
+      return std::optional<GraphBankRecord>();
+    });
   }
 
   /// Stores `record` if its key is new (`added`) or it is faster than the stored strategy
@@ -122,241 +174,125 @@ class GraphBank {
   /// re-read, so strategies written meanwhile by another process are kept. A time that is not a
   /// positive finite number is refused (`invalid_argument`).
   Result<StoreOutcome> store(std::string_view soc_version, const GraphBankRecord& record) {
-    if (!detail::storable_time(record.value)) {
-      return detail::unstorable_time("graph bank", record.repo_key, record.value);
-    }
-    const auto path = file(soc_version);
-    std::lock_guard guard(state_->mutex);
-    auto lock = lock_file(path);
-    if (!lock) return lock.error();
-    auto records = load(path);
-    if (!records) return records.error();
-    StoreOutcome outcome = StoreOutcome::added;
-    bool placed = false;
-    for (auto& r : *records) {
-      // Another subgraph under the same 64-bit key (a collision) keeps its own line.
-      if (r.repo_key != record.repo_key || r.signature != record.signature) continue;
-      if (!(record.value < r.value)) {
-        state_->cache[path] = std::move(*records);
-        return StoreOutcome::kept;
-      }
-      outcome = StoreOutcome::updated;
-      r = record;
-      placed = true;
-      break;
-    }
-    if (!placed) records->push_back(record);
-    if (auto ok = write_file(path, *records); !ok) return ok.error();
-    state_->cache[path] = std::move(*records);
-    return outcome;
+    return store_.store(file(soc_version), format_, record);
   }
 
   /// Checks before a job that the bank file of `soc_version` can be locked and read (creating
   /// the root directory): an unwritable root or a corrupt file fails here, before any tuning.
   [[nodiscard]] Result<void> check_writable(std::string_view soc_version) const {
-    const auto path = file(soc_version);
-    auto lock = lock_file(path);
-    if (!lock) return lock.error();
-    auto records = load(path);
-    if (!records) return records.error();
-    return {};
+    return store_.check_writable(file(soc_version), format_);
   }
 
   /// Every record of a SoC's file, in file order.
   [[nodiscard]] Result<std::vector<GraphBankRecord>> entries(std::string_view soc_version) const {
-    return load(file(soc_version));
+    return store_.load(file(soc_version), format_);
   }
 
   /// Forgets the files read so far.
-  void reload() {
-    std::lock_guard lock(state_->mutex);
-    state_->cache.clear();
-  }
+  void reload() { store_.reload(); }
 
   /// A record as its JSON line (without the newline).
-  [[nodiscard]] std::string to_line(const GraphBankRecord& r) const {
-    boost::json::object o;
-    o["repo_key"] = r.repo_key;
-    o["modelName"] = r.model_name;
-    o["graphID"] = r.graph_id;
-    o["feature"] = r.feature;
-    o["strategy"] = r.strategy;
-    boost::json::object k;
-    for (const auto& nv : r.knowledge) k[nv.name] = detail::value_to_json(nv.value);
-    o["knowledge"] = std::move(k);
-    o["value"] = r.value;
-    o["signature"] = r.signature;
-    boost::json::object p;
-    p["policy"] = r.provenance.policy;
-    p["evaluations"] = static_cast<std::int64_t>(r.provenance.evaluations);
-    p["timestamp"] = r.provenance.timestamp;
-    p["tool"] = options_.tool;
-    o["provenance"] = std::move(p);
-    return boost::json::serialize(o);
-  }
+  [[nodiscard]] std::string to_line(const GraphBankRecord& r) const { return format_.line(r); }
 
  private:
-  struct State {
-    std::mutex mutex;
-    std::map<std::filesystem::path, std::vector<GraphBankRecord>> cache;
-    std::mutex warn_mutex;
-    std::set<std::string> warned;  ///< file and key of each record warned about
-  };
-
-  [[nodiscard]] Result<std::unique_ptr<detail::FileDescriptor>> lock_file(
-      const std::filesystem::path& file) const {
-    return detail::lock_bank_file(file, "graph bank", options_.access);
-  }
-
-  /// `read_file`, warning once about each record skipped for its time.
-  [[nodiscard]] Result<std::vector<GraphBankRecord>> load(const std::filesystem::path& file) const {
-    std::vector<std::string> skipped;
-    auto records = read_file(file, skipped);
-    std::lock_guard lock(state_->warn_mutex);
-    for (const auto& key : skipped) {
-      if (!state_->warned.insert(file.string() + "\n" + key).second) continue;
-      if (options_.access.on_warning) {
-        options_.access.on_warning("graph bank: " + file.string() + ": skipping the record of '" +
-                                   key +
-                                   "': its value is not a positive finite time (it will be "
-                                   "tuned again)");
-      }
-    }
-    return records;
-  }
-
-  /// The records of `file` (none when it does not exist). Records whose time is not a positive
-  /// finite number are left out and "<line>: <repo_key>" added to `skipped`.
-  [[nodiscard]] static Result<std::vector<GraphBankRecord>> read_file(
-      const std::filesystem::path& file, std::vector<std::string>& skipped) {
-    std::vector<GraphBankRecord> out;
-    std::error_code ec;
-    if (!std::filesystem::exists(file, ec)) {
-      if (!ec) return out;
-      return make_error(Errc::io_error,
-                        "graph bank: cannot read " + file.string() + ": " + ec.message());
-    }
-    auto content = aoe::detail::read_input_file(file, "a graph bank file, docs/sgat.md");
-    if (!content) return ErrorInfo(content.error().code, "graph bank: " + content.error().message);
-    std::istringstream in(std::move(*content));
-    std::string line;
-    std::size_t number = 0;
-    bool versioned = false;
-    const auto corrupt = [&](const std::string& pointer, const std::string& what) {
-      return make_error(Errc::parse_error,
-                        "graph bank: " + file.string() + ":" + std::to_string(number) + ": " +
-                            pointer + ": " + what +
-                            "; the file is corrupt and was left as it is (repair it or move it "
-                            "away to start a new bank)");
-    };
-    while (std::getline(in, line)) {
-      ++number;
-      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-      auto parsed = aoe::detail::parse_json(line, "line " + std::to_string(number));
-      if (!parsed) {
-        return corrupt("/", "expected a JSON object on one line (" + parsed.error().message + ")");
-      }
-      const boost::json::value& v = *parsed;
-      const auto* o = v.if_object();
-      if (o == nullptr) return corrupt("/", "expected a JSON object");
-      if (!versioned) {
-        const auto* version = o->if_contains("version");
-        if (version == nullptr || !version->is_string()) {
-          return corrupt("/version", "expected the first line {\"version\": \"2.1\"}");
-        }
-        if (version->as_string() != graph_bank_version) {
-          return make_error(Errc::unsupported_version,
-                            "graph bank: " + file.string() + ":" + std::to_string(number) +
-                                ": /version: expected \"2.1\", found \"" +
-                                std::string(version->as_string()) +
-                                "\"; written by another version, left as it is");
-        }
-        versioned = true;
-        continue;
-      }
-      GraphBankRecord r;
-      const auto text = [&](const char* key, std::string& to) -> Result<void> {
-        const auto* f = o->if_contains(key);
-        if (f == nullptr || !f->is_string()) {
-          return corrupt(std::string("/") + key, "expected a string");
-        }
-        to = std::string(f->as_string());
-        return {};
-      };
-      if (auto ok = text("repo_key", r.repo_key); !ok) return ok.error();
-      if (r.repo_key.empty() || r.repo_key.find_first_not_of("0123456789") != std::string::npos) {
-        return corrupt("/repo_key", "expected a decimal number in a string");
-      }
-      if (auto ok = text("signature", r.signature); !ok) return ok.error();
-      if (const auto* m = o->if_contains("modelName"); m != nullptr && m->is_string()) {
-        r.model_name = std::string(m->as_string());
-      }
-      if (const auto* id = o->if_contains("graphID"); id != nullptr && id->is_int64()) {
-        r.graph_id = id->as_int64();
-      }
-      const auto* knowledge = o->if_contains("knowledge");
-      if (knowledge == nullptr || !knowledge->is_object()) {
-        return corrupt("/knowledge", "expected an object of parameter values");
-      }
-      for (const auto& [name, value] : knowledge->as_object()) {
-        auto val = detail::value_from_json(value);
-        if (!val) return corrupt("/knowledge/" + std::string(name), "expected a scalar");
-        r.knowledge.push_back({std::string(name), std::move(*val)});
-      }
-      const auto* value = o->if_contains("value");
-      if (value == nullptr || !value->is_number()) {
-        return corrupt("/value", "expected the subgraph's time in seconds");
-      }
-      r.value = value->to_number<double>();
-      if (!detail::storable_time(r.value)) {
-        skipped.push_back(r.repo_key);
-        continue;
-      }
-      for (const char* key : {"feature", "strategy"}) {
-        const auto* f = o->if_contains(key);
-        if (f == nullptr || !f->is_object()) {
-          return corrupt(std::string("/") + key, "expected an object");
-        }
-        (std::string_view(key) == "feature" ? r.feature : r.strategy) = f->as_object();
-      }
-      const auto* end2end = r.strategy.if_contains("end2EndTime");
-      if (end2end == nullptr || !end2end->is_number()) {
-        return corrupt("/strategy/end2EndTime", "expected a number (microseconds)");
-      }
-      if (const auto* p = o->if_contains("provenance"); p != nullptr && p->is_object()) {
-        const auto& po = p->as_object();
-        if (const auto* s = po.if_contains("policy"); s && s->is_string()) {
-          r.provenance.policy = std::string(s->as_string());
-        }
-        if (const auto* s = po.if_contains("evaluations"); s && s->is_int64()) {
-          r.provenance.evaluations = static_cast<std::size_t>(s->as_int64());
-        }
-        if (const auto* s = po.if_contains("timestamp"); s && s->is_string()) {
-          r.provenance.timestamp = std::string(s->as_string());
-        }
-      }
-      out.push_back(std::move(r));
-    }
-    if (!in.eof()) return make_error(Errc::io_error, "graph bank: cannot read " + file.string());
-    if (!versioned && number > 0) {
-      number = 1;
-      return corrupt("/version", "expected the first line {\"version\": \"2.1\"}");
-    }
-    return out;
-  }
-
-  [[nodiscard]] Result<void> write_file(const std::filesystem::path& file,
-                                        const std::vector<GraphBankRecord>& records) const {
-    std::string text = "{\"version\": \"";
-    text += graph_bank_version;
-    text += "\"}\n";
-    for (const auto& r : records) text += to_line(r) + "\n";
-    return write_file_atomically(file, text);
-  }
-
   GraphBankOptions options_;
-  std::unique_ptr<State> state_ = std::make_unique<State>();
+  GraphBankFile format_{options_.tool};
+  detail::BankStore<GraphBankFile> store_{options_.access, true, "a graph bank file, docs/sgat.md"};
 };
+
+inline Result<std::vector<GraphBankRecord>> GraphBankFile::parse(
+    std::string bytes, const std::filesystem::path& file, std::vector<std::string>& skipped) const {
+  std::vector<GraphBankRecord> out;
+  std::istringstream in(std::move(bytes));
+  std::string line;
+  std::size_t number = 0;
+  bool versioned = false;
+  const auto corrupt = [&](const std::string& pointer, const std::string& what) {
+    return detail::corrupt_bank_file(
+        bank, file.string() + ":" + std::to_string(number) + ": " + pointer, what);
+  };
+  while (std::getline(in, line)) {
+    ++number;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    auto parsed = aoe::detail::parse_json(line, "line " + std::to_string(number));
+    if (!parsed) {
+      return corrupt("/", "expected a JSON object on one line (" + parsed.error().message + ")");
+    }
+    const boost::json::value& v = *parsed;
+    const auto* o = v.if_object();
+    if (o == nullptr) return corrupt("/", "expected a JSON object");
+    if (!versioned) {
+      const auto* version = o->if_contains("version");
+      if (version == nullptr || !version->is_string()) {
+        return corrupt("/version", "expected the first line {\"version\": \"2.1\"}");
+      }
+      if (version->as_string() != graph_bank_version) {
+        return detail::bank_file_of_another_version(
+            bank, file.string() + ":" + std::to_string(number) + ": /version", "\"2.1\"",
+            "\"" + std::string(version->as_string()) + "\"");
+      }
+      versioned = true;
+      continue;
+    }
+    GraphBankRecord r;
+    const auto text = [&](const char* key, std::string& to) -> Result<void> {
+      const auto* f = o->if_contains(key);
+      if (f == nullptr || !f->is_string()) {
+        return corrupt(std::string("/") + key, "expected a string");
+      }
+      to = std::string(f->as_string());
+      return {};
+    };
+    if (auto ok = text("repo_key", r.repo_key); !ok) return ok.error();
+    if (r.repo_key.empty() || r.repo_key.find_first_not_of("0123456789") != std::string::npos) {
+      return corrupt("/repo_key", "expected a decimal number in a string");
+    }
+    if (auto ok = text("signature", r.signature); !ok) return ok.error();
+    if (const auto* m = o->if_contains("modelName"); m != nullptr && m->is_string()) {
+      r.model_name = std::string(m->as_string());
+    }
+    if (const auto* id = o->if_contains("graphID"); id != nullptr && id->is_int64()) {
+      r.graph_id = id->as_int64();
+    }
+    const auto* knowledge = o->if_contains("knowledge");
+    if (knowledge == nullptr || !knowledge->is_object()) {
+      return corrupt("/knowledge", "expected an object of parameter values");
+    }
+    for (const auto& [name, value] : knowledge->as_object()) {
+      auto val = detail::value_from_json(value);
+      if (!val) return corrupt("/knowledge/" + std::string(name), "expected a scalar");
+      r.knowledge.push_back({std::string(name), std::move(*val)});
+    }
+    const auto* value = o->if_contains("value");
+    if (value == nullptr || !value->is_number()) {
+      return corrupt("/value", "expected the subgraph's time in seconds");
+    }
+    r.value = value->to_number<double>();
+    if (!detail::storable_time(r.value)) {
+      skipped.push_back("'" + r.repo_key + "'");
+      continue;
+    }
+    for (const char* key : {"feature", "strategy"}) {
+      const auto* f = o->if_contains(key);
+      if (f == nullptr || !f->is_object()) {
+        return corrupt(std::string("/") + key, "expected an object");
+      }
+      (std::string_view(key) == "feature" ? r.feature : r.strategy) = f->as_object();
+    }
+    const auto* end2end = r.strategy.if_contains("end2EndTime");
+    if (end2end == nullptr || !end2end->is_number()) {
+      return corrupt("/strategy/end2EndTime", "expected a number (microseconds)");
+    }
+    detail::read_provenance(*o, r.provenance);
+    out.push_back(std::move(r));
+  }
+  if (!in.eof()) return make_error(Errc::io_error, "graph bank: cannot read " + file.string());
+  if (!versioned && number > 0) {
+    number = 1;
+    return corrupt("/version", "expected the first line {\"version\": \"2.1\"}");
+  }
+  return out;
+}
 
 }  // namespace aoe
 

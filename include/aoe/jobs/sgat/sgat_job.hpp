@@ -14,7 +14,7 @@
 #include "aoe/graph/graph.hpp"
 #include "aoe/graph/graph_index.hpp"
 #include "aoe/jobs/detail/transfer.hpp"
-#include "aoe/jobs/opat_report.hpp"
+#include "aoe/jobs/job_skeleton.hpp"
 #include "aoe/jobs/parallel_measure.hpp"
 #include "aoe/jobs/sgat/graph_bank.hpp"
 #include "aoe/jobs/sgat/sgat_report.hpp"
@@ -44,25 +44,21 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 namespace aoe {
 
 /// Strategies evaluated per subgraph, and evaluations without improvement after which a
 /// subgraph's tuning stops.
-struct SgatBudget {
-  std::size_t evaluations = 0;
-  std::size_t patience = 0;
-};
+using SgatBudget = JobBudget;
 
 /// AOE's --tune_optimization_level presets for SGAT: O2 (normal, the default) and O1 (high
 /// performance, four times the budget).
 [[nodiscard]] inline Result<SgatBudget> sgat_budget_preset(std::string_view level) {
-  if (level == "O2") return SgatBudget{.evaluations = 240, .patience = 96};
-  if (level == "O1") return SgatBudget{.evaluations = 960, .patience = 384};
-  return make_error(Errc::invalid_argument, "--tune_optimization_level='" + std::string(level) +
-                                                "': expected O1 (high performance) or O2 "
-                                                "(normal, the default)");
+  return job_budget_preset(level, {.evaluations = 240, .patience = 96},
+                           {.evaluations = 960, .patience = 384});
 }
 
 /// What happened, for a progress display.
@@ -104,15 +100,6 @@ struct SgatJobResult {
 };
 
 namespace detail {
-
-/// Stops a tuning run when the job is asked to stop.
-struct SgatStopObserver {
-  const std::atomic<bool>* stop;
-  [[nodiscard]] bool on_batch(std::span<const Trial> /*trials*/,
-                              const TuningState& /*state*/) const {
-    return stop != nullptr && stop->load();
-  }
-};
 
 /// AOE's `feature` of a subgraph: per operator its type, input shapes and element sizes.
 inline boost::json::object sgat_feature(const SubgraphSpace& sp) {
@@ -231,53 +218,28 @@ inline void sgat_annotate(boost::json::array& nodes, const SubgraphSpace& sp,
 
 }  // namespace detail
 
-/// Runs SGAT on `graph` for `soc`, with the graph bank `bank`. Errors are those of the
-/// environment (bank, work directory, result file) and a bad search name; a subgraph that
-/// cannot be timed (an operator the simulator has no model for) is reported in
-/// `tuning_failed_subgraphs` and the job goes on. When `options.stop` is set during the job,
-/// the job ends after the current batch with the report saying "tune tuning incomplete" and
-/// returns Errc::interrupted with the result in `partial`.
-[[nodiscard]] inline Result<SgatJobResult> run_sgat(const Graph& graph, const sim::Soc& soc,
-                                                    GraphBank& bank, const SgatOptions& options,
-                                                    SgatJobResult* partial = nullptr) {
-  using Clock = std::chrono::steady_clock;
-  const auto started = Clock::now();
-  SgatJobResult job;
-  job.report.tuning_name = graph.name;
-  job.report.timestamp = aoe_timestamp();
-  job.report.tid = static_cast<long>(::gettid());
-  job.result_file = options.result_dir / sgat_result_file_name(job.report.timestamp);
-  job.tuned_model_file = options.tuned_model.value_or(
-      default_tuned_model_path(options.result_dir, graph.name, job.report.timestamp));
-  {
-    std::error_code ec;
-    std::filesystem::create_directories(options.result_dir, ec);
-    if (ec) {
-      return make_error(Errc::io_error, "cannot create the work directory " +
-                                            options.result_dir.string() + ": " + ec.message() +
-                                            " (see ASCEND_WORK_PATH)");
-    }
-  }
-  if (auto s = make_search(options.search); !s) return s.error();
-  if (auto ok = bank.check_writable(soc.name); !ok) return ok.error();
+namespace detail {
 
-  // Every subgraph's space and untuned time first: the model's baseline is in the first write.
-  struct Task {
-    Subgraph subgraph;
-    SubgraphKey key;
-    std::shared_ptr<const SubgraphSpace> space;
-    std::optional<SubgraphScorer> scorer;
-    std::optional<SubgraphTiming> base;
-    std::string error;
-  };
-  const auto subgraphs = split_subgraphs(graph, options.split);
-  job.subgraphs = subgraphs.size();
-  std::vector<Task> tasks;
+/// One subgraph of the model: its key, space, scorer and untuned timing (or why it has none).
+struct SgatTask {
+  Subgraph subgraph;
+  SubgraphKey key;
+  std::shared_ptr<const SubgraphSpace> space;
+  std::optional<SubgraphScorer> scorer;
+  std::optional<SubgraphTiming> base;
+  std::string error;
+};
+
+/// Every subgraph's space and untuned time, first: the model's baseline is in the first write.
+[[nodiscard]] inline std::vector<SgatTask> sgat_tasks(const Graph& graph, const sim::Soc& soc,
+                                                      const SgatOptions& options,
+                                                      double& baseline_ms) {
+  std::vector<SgatTask> tasks;
   const SubgraphSpaceOptions space_options{.nonhomo_split = options.nonhomo_split,
                                            .max_slices = options.max_slices};
   const GraphIndex index(graph);  // one pass: each subgraph looks its tensors' readers up
-  for (const auto& s : subgraphs) {
-    Task t{s, make_subgraph_key(index, s), nullptr, std::nullopt, std::nullopt, ""};
+  for (const auto& s : split_subgraphs(graph, options.split)) {
+    SgatTask t{s, make_subgraph_key(index, s), nullptr, std::nullopt, std::nullopt, ""};
     auto sp = SubgraphSpace::create(index, s, soc, space_options);
     if (!sp) {
       t.error = sp.error().message;
@@ -287,193 +249,198 @@ inline void sgat_annotate(boost::json::array& nodes, const SubgraphSpace& sp,
       auto base = t.scorer->timing(t.scorer->default_configuration());
       if (base) {
         t.base = std::move(*base);
-        job.report.baseline_ms += t.base->seconds * 1e3;
+        baseline_ms += t.base->seconds * 1e3;
       } else {
         t.error = "the untuned subgraph cannot be timed: " + base.error().message;
       }
     }
     tasks.push_back(std::move(t));
   }
+  return tasks;
+}
 
-  const auto write_now = [&](bool durable) -> Result<void> {
-    job.report.tuning_seconds = std::chrono::duration<double>(Clock::now() - started).count();
-    return write_report(job.report, job.result_file, durable);
+/// What the job carries from one subgraph to the next.
+struct SgatJobState {
+  std::string model_name;
+  std::set<std::uint64_t> tuned_keys;          ///< REPEAT_TUNE re-tunes a key once per job
+  std::set<std::uint64_t> unsatisfied_in_job;  ///< not recorded (record_unsatisfied off)
+};
+
+/// The bank's strategy for the task, scored, when these flags allow it (else as none: tuned
+/// as if new).
+[[nodiscard]] inline Result<std::optional<std::pair<Configuration, Measurement>>> sgat_stored(
+    const GraphBank& bank, const sim::Soc& soc, const SgatTask& task) {
+  using Stored = std::optional<std::pair<Configuration, Measurement>>;
+  auto found = bank.lookup(soc.name, task.key);
+  if (!found) return found.error();  // a bank that became unreadable: stop the job
+  if (!found->has_value()) return Stored();
+  const Space& space = task.scorer->space();
+  const auto cfg = space.find((*found)->knowledge);
+  if (!cfg || !space.is_valid(*cfg)) return Stored();
+  Measurement m = task.scorer->evaluate(*cfg);
+  if (!m.ok()) return Stored();
+  return Stored(std::pair{*cfg, std::move(m)});
+}
+
+/// One subgraph that can be timed: bank lookup -> tuning step -> bank accounting; `use` is the
+/// strategy in use after it. Returns whether the job was interrupted.
+[[nodiscard]] inline Result<bool> sgat_tune(const SgatTask& task, GraphBank& bank,
+                                            const sim::Soc& soc, const SgatOptions& options,
+                                            SgatJobState& job, SgatSubgraphReport& rep,
+                                            Configuration& use, double& use_value) {
+  const SubgraphScorer& scorer = *task.scorer;
+  const Space& space = scorer.space();
+  const double base = task.base->seconds;
+  auto stored = sgat_stored(bank, soc, task);
+  if (!stored) return stored.error();
+  const bool tuned_in_job = !job.tuned_keys.insert(task.key.hash).second;
+  if (*stored && (!options.repeat_tune || tuned_in_job)) {
+    rep.outcome = SgatOutcome::hit;
+    std::tie(use, use_value) = std::pair{(*stored)->first, (*stored)->second.value};
+    rep.before_ms = use_value * 1e3;
+    return false;
+  }
+  if (!*stored && job.unsatisfied_in_job.contains(task.key.hash)) {
+    rep.outcome = SgatOutcome::unsatisfied;  // the same subgraph as one before it
+    rep.before_ms = base * 1e3;
+    return false;
+  }
+  // The search starts from the stored strategy and the default, both measured above and
+  // handed back by KnownMeasure, not measured again (docs/search.md#transfer).
+  SearchStart start;
+  std::vector<std::pair<Configuration, Measurement>> known{
+      {use, Measurement::success(base, {}, base)}};  // what scorer.evaluate(def) gives
+  if (*stored) {
+    start.initial.push_back((*stored)->first);
+    known.push_back(**stored);
+  }
+  start.initial.push_back(use);
+  // The tuning step (job_skeleton.hpp): an executor may run it elsewhere.
+  const TuningResult r =
+      tune_step(space, std::move(*make_search(options.search, start)),
+                KnownMeasure<ParallelMeasure<SubgraphScorer>>(
+                    ParallelMeasure<SubgraphScorer>(scorer, options.parallel), std::move(known)),
+                derive_seed(options.seed, task.key.hash + (*stored ? 1 : 0)),
+                StepLimits{options.budget, options.batch_size, options.stop});
+  rep.evaluations = r.history.size();
+  const bool interrupted = r.reason == StopReason::observer;
+  const Configuration def = use;
+  if (*stored) std::tie(use, use_value) = std::pair{(*stored)->first, (*stored)->second.value};
+  rep.before_ms = use_value * 1e3;
+  const auto record = [&](const Configuration& c, double value,
+                          std::string policy) -> Result<StoreOutcome> {
+    auto timing = scorer.timing(c);
+    if (!timing) return timing.error();
+    GraphBankRecord rec{task.key.repo_key(),
+                        task.key.signature,
+                        job.model_name,
+                        static_cast<std::int64_t>(task.subgraph.index),
+                        space.named_values(c),
+                        value,
+                        sgat_feature(*task.space),
+                        sgat_strategy(*task.space, *timing),
+                        Provenance{std::move(policy), r.history.size(), utc_timestamp()}};
+    return bank.store(soc.name, rec);
   };
-  if (auto ok = write_now(false); !ok) return ok.error();
+  auto acc = account(
+      stored->has_value(), interrupted, r.found() && r.best_value < use_value,
+      options.record_unsatisfied,
+      [&] { return record(*r.best_configuration, r.best_value, std::string(r.policy)); },
+      [&] { return record(def, base, "default"); });
+  if (!acc) return acc.error();
+  rep.outcome = acc->outcome;
+  if (acc->use_found) std::tie(use, use_value) = std::pair{*r.best_configuration, r.best_value};
+  if (!*stored && !interrupted && !acc->use_found && !options.record_unsatisfied) {
+    job.unsatisfied_in_job.insert(task.key.hash);
+  }
+  return interrupted;
+}
 
+/// One subgraph: tuned (or failed), its strategy on the tuned model's nodes.
+[[nodiscard]] inline Result<bool> sgat_subgraph(const SgatTask& task, GraphBank& bank,
+                                                const sim::Soc& soc, const SgatOptions& options,
+                                                SgatJobState& job, SgatSubgraphReport& rep,
+                                                boost::json::array& model_nodes) {
+  rep.index = task.subgraph.index;
+  rep.name = task.subgraph.name;
+  rep.repo_key = task.key.repo_key();
+  if (!task.base) {
+    rep.outcome = SgatOutcome::failed;
+    rep.error = task.error;
+    return false;
+  }
+  const double base = task.base->seconds;
+  rep.default_ms = base * 1e3;
+  Configuration use = task.scorer->default_configuration();
+  double use_value = base;
+  auto interrupted = sgat_tune(task, bank, soc, options, job, rep, use, use_value);
+  if (!interrupted) return interrupted.error();
+  if (use_value > base) {
+    // A bank strategy the simulator now times slower than the untuned graph (a bank
+    // written by another version) is not applied: the tuned graph is never slower.
+    use = task.scorer->default_configuration();
+    use_value = base;
+  }
+  rep.after_ms = use_value * 1e3;
+  rep.strategy = task.scorer->space().to_string(use);
+  if (!*interrupted) {
+    auto timing = task.scorer->timing(use);
+    if (timing) sgat_annotate(model_nodes, *task.space, *timing, rep.repo_key);
+  }
+  return *interrupted;
+}
+
+}  // namespace detail
+
+/// Runs SGAT on `graph` for `soc`, with the graph bank `bank`. Errors are those of the
+/// environment (bank, work directory, result file) and a bad search name; a subgraph that
+/// cannot be timed (an operator the simulator has no model for) is reported in
+/// `tuning_failed_subgraphs` and the job goes on. When `options.stop` is set during the job,
+/// the job ends after the current batch with the report saying "tune tuning incomplete" and
+/// returns Errc::interrupted with the result in `partial`.
+[[nodiscard]] inline Result<SgatJobResult> run_sgat(const Graph& graph, const sim::Soc& soc,
+                                                    GraphBank& bank, const SgatOptions& options,
+                                                    SgatJobResult* partial = nullptr) {
+  SgatJobResult out;
+  auto frame = JobFrame<SgatReport>::start(out.report, graph.name, options.result_dir, "sgat");
+  if (!frame) return frame.error();
+  out.result_file = frame->result_file();
+  out.tuned_model_file = options.tuned_model.value_or(
+      default_tuned_model_path(options.result_dir, graph.name, out.report.timestamp));
+  if (auto s = make_search(options.search); !s) return s.error();
+  if (auto ok = bank.check_writable(soc.name); !ok) return ok.error();
+  const auto tasks = detail::sgat_tasks(graph, soc, options, out.report.baseline_ms);
+  out.subgraphs = tasks.size();
+  if (auto ok = frame->write(); !ok) return ok.error();
   // The tuned model: the graph with each subgraph's strategy on its nodes.
   boost::json::object model = tuned_model_json(graph, {});
-  boost::json::array& model_nodes = model["nodes"].as_array();
-
-  std::set<std::uint64_t> tuned_keys;          // REPEAT_TUNE re-tunes a key once per job
-  std::set<std::uint64_t> unsatisfied_in_job;  // not recorded (record_unsatisfied off)
+  detail::SgatJobState job{graph.name, {}, {}};
   const auto stopping = [&] { return options.stop != nullptr && options.stop->load(); };
-
+  const auto event = [&](SgatEvent::Kind kind, std::size_t i, const SgatSubgraphReport* s) {
+    if (options.on_event) options.on_event({kind, i, tasks.size(), s, tasks[i].subgraph.name});
+  };
   for (std::size_t i = 0; i < tasks.size() && !stopping(); ++i) {
-    Task& task = tasks[i];
-    if (options.on_event) {
-      options.on_event({SgatEvent::Kind::started, i, tasks.size(), nullptr, task.subgraph.name});
-    }
+    event(SgatEvent::Kind::started, i, nullptr);
     SgatSubgraphReport rep;
-    rep.index = task.subgraph.index;
-    rep.name = task.subgraph.name;
-    rep.repo_key = task.key.repo_key();
-    bool interrupted = false;
-    if (!task.base) {
-      rep.outcome = SgatOutcome::failed;
-      rep.error = task.error;
-    } else {
-      const SubgraphScorer& scorer = *task.scorer;
-      const Space& space = scorer.space();
-      const Configuration def = scorer.default_configuration();
-      const double base = task.base->seconds;
-      rep.default_ms = base * 1e3;
-      auto found = bank.lookup(soc.name, task.key);
-      if (!found) return found.error();  // a bank that became unreadable: stop the job
-      std::optional<Configuration> stored_cfg;
-      double stored_value = 0;
-      Measurement stored_m;
-      if (found->has_value()) {
-        stored_cfg = space.find((*found)->knowledge);
-        if (stored_cfg && space.is_valid(*stored_cfg)) {
-          const Measurement m = scorer.evaluate(*stored_cfg);
-          stored_m = m;
-          if (m.ok()) {
-            stored_value = m.value;
-          } else {
-            stored_cfg.reset();  // a strategy these flags do not allow: tune as if new
-          }
-        } else {
-          stored_cfg.reset();
-        }
-      }
-      Configuration use = def;
-      double use_value = base;
-      const bool tuned_in_job = !tuned_keys.insert(task.key.hash).second;
-      if (stored_cfg && (!options.repeat_tune || tuned_in_job)) {
-        rep.outcome = SgatOutcome::hit;
-        use = *stored_cfg;
-        use_value = stored_value;
-        rep.before_ms = stored_value * 1e3;
-      } else if (!stored_cfg && unsatisfied_in_job.contains(task.key.hash)) {
-        rep.outcome = SgatOutcome::unsatisfied;  // the same subgraph as one before it
-        rep.before_ms = base * 1e3;
-      } else {
-        // The search starts from the stored strategy and the default, both measured above and
-        // handed back by KnownMeasure, not measured again (docs/search.md#transfer).
-        SearchStart start;
-        std::vector<std::pair<Configuration, Measurement>> known{
-            {def, Measurement::success(base, {}, base)}};  // what scorer.evaluate(def) gives
-        if (stored_cfg) {
-          start.initial.push_back(*stored_cfg);
-          known.emplace_back(*stored_cfg, stored_m);
-        }
-        start.initial.push_back(def);
-        using Measure = detail::KnownMeasure<ParallelMeasure<SubgraphScorer>>;
-        auto search = make_search(options.search, start);  // checked at the start of the job
-        Tuner<AnySearch, Measure, MemoryRepository> tuner(
-            std::move(*search),
-            Measure(ParallelMeasure<SubgraphScorer>(scorer, options.parallel), std::move(known)),
-            MemoryRepository{},
-            TunerOptions{.seed = derive_seed(options.seed, task.key.hash + (stored_cfg ? 1 : 0)),
-                         .batch_size = options.batch_size});
-        const TuningResult r = tuner.tune(
-            space,
-            MaxEvaluations{options.budget.evaluations} || NoImprovement{options.budget.patience},
-            detail::SgatStopObserver{options.stop});
-        rep.evaluations = r.history.size();
-        interrupted = r.reason == StopReason::observer;
-        const double reference = stored_cfg ? stored_value : base;
-        rep.before_ms = reference * 1e3;
-        if (stored_cfg) {
-          use = *stored_cfg;
-          use_value = stored_value;
-        }
-        const auto record = [&](const Configuration& c, double value, std::string policy,
-                                std::size_t evaluations) -> Result<StoreOutcome> {
-          auto timing = scorer.timing(c);
-          if (!timing) return timing.error();
-          GraphBankRecord rec;
-          rec.repo_key = task.key.repo_key();
-          rec.signature = task.key.signature;
-          rec.model_name = graph.name;
-          rec.graph_id = static_cast<std::int64_t>(task.subgraph.index);
-          rec.knowledge = space.named_values(c);
-          rec.value = value;
-          rec.feature = detail::sgat_feature(*task.space);
-          rec.strategy = detail::sgat_strategy(*task.space, *timing);
-          rec.provenance = Provenance{std::move(policy), evaluations, detail::utc_timestamp()};
-          return bank.store(soc.name, rec);
-        };
-        if (interrupted) {
-          rep.outcome = stored_cfg ? SgatOutcome::reserved : SgatOutcome::unsatisfied;
-        } else if (r.found() && r.best_value < reference) {
-          auto s =
-              record(*r.best_configuration, r.best_value, std::string(r.policy), r.history.size());
-          if (!s) return s.error();
-          // Kept: the bank holds a faster strategy this job cannot use (another process stored
-          // it meanwhile, or these flags do not allow it): ours is not written, but it is
-          // faster than what this job started from, so the tuned model uses it.
-          rep.outcome = *s == StoreOutcome::kept
-                            ? (stored_cfg ? SgatOutcome::reserved : SgatOutcome::unsatisfied)
-                            : (stored_cfg ? SgatOutcome::update : SgatOutcome::add);
-          use = *r.best_configuration;
-          use_value = r.best_value;
-        } else {
-          rep.outcome = stored_cfg ? SgatOutcome::reserved : SgatOutcome::unsatisfied;
-          if (!stored_cfg && options.record_unsatisfied) {
-            // The untuned strategy is the best found: say so in the bank (policy "default"),
-            // so that the next job reuses it instead of tuning the same subgraph again.
-            auto s = record(def, base, "default", r.history.size());
-            if (!s) return s.error();
-          } else if (!stored_cfg) {
-            unsatisfied_in_job.insert(task.key.hash);
-          }
-        }
-      }
-      if (use_value > base) {
-        // A bank strategy the simulator now times slower than the untuned graph (a bank
-        // written by another version) is not applied: the tuned graph is never slower.
-        use = def;
-        use_value = base;
-      }
-      rep.after_ms = use_value * 1e3;
-      rep.strategy = space.to_string(use);
-      if (!interrupted) {
-        auto timing = scorer.timing(use);
-        if (timing) detail::sgat_annotate(model_nodes, *task.space, *timing, rep.repo_key);
-      }
-    }
-    if (!interrupted) job.report.subgraphs.push_back(rep);
+    auto interrupted =
+        detail::sgat_subgraph(tasks[i], bank, soc, options, job, rep, model["nodes"].as_array());
+    if (!interrupted) return interrupted.error();
+    if (!*interrupted) out.report.subgraphs.push_back(rep);
     // Rewritten after every subgraph that was tuned or failed; bank hits are folded into the
     // next write, and the job's end writes the file in any case.
-    if (rep.evaluations > 0 || rep.failed() || interrupted) {
-      if (auto ok = write_now(false); !ok) return ok.error();
+    if (rep.evaluations > 0 || rep.failed() || *interrupted) {
+      if (auto ok = frame->write(); !ok) return ok.error();
     }
-    if (options.on_event && !interrupted) {
-      options.on_event({SgatEvent::Kind::finished, i, tasks.size(), &job.report.subgraphs.back(),
-                        task.subgraph.name});
-    }
-    if (interrupted) break;
+    if (*interrupted) break;
+    event(SgatEvent::Kind::finished, i, &out.report.subgraphs.back());
   }
-
-  job.report.interrupted = stopping();
-  job.report.finished = true;
-  if (auto ok = write_now(true); !ok) return ok.error();
-  if (!job.report.interrupted) {
-    auto text = aoe::detail::serialize_json(model, job.tuned_model_file.string());
-    if (!text) return text.error();
-    if (auto ok = detail::write_tuned_model_text(job.tuned_model_file, *text); !ok) {
-      return ok.error();
-    }
+  if (auto ok = frame->finish(stopping(), true, out, partial); !ok) return ok.error();
+  auto text = aoe::detail::serialize_json(model, out.tuned_model_file.string());
+  if (!text) return text.error();
+  if (auto ok = detail::write_tuned_model_text(out.tuned_model_file, *text); !ok) {
+    return ok.error();
   }
-  if (job.report.interrupted) {
-    if (partial != nullptr) *partial = job;
-    return make_error(Errc::interrupted,
-                      "the job was interrupted; " + job.result_file.string() +
-                          " holds what was found so far (tune tuning incomplete)");
-  }
-  return job;
+  return out;
 }
 
 }  // namespace aoe

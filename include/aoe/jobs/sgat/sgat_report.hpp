@@ -20,7 +20,6 @@
 
 #include "aoe/core/error.hpp"
 #include "aoe/jobs/detail/result_file.hpp"
-#include "aoe/jobs/opat_report.hpp"
 #include "aoe/repo/knowledge_bank.hpp"
 
 #include <boost/json/array.hpp>
@@ -39,26 +38,7 @@
 namespace aoe {
 
 /// How a subgraph's tuning ended (AOE's repo_summary categories).
-enum class SgatOutcome : std::uint8_t {
-  hit,          ///< in the bank; its strategy used, not re-tuned
-  add,          ///< new, faster than the untuned graph: written
-  update,       ///< in the bank, re-tuned (REPEAT_TUNE), faster than the stored one: written
-  reserved,     ///< in the bank, re-tuned, not faster: the bank's strategy kept
-  unsatisfied,  ///< new, nothing faster than the untuned graph found
-  failed,       ///< could not be timed (an operator the simulator has no model for)
-};
-
-[[nodiscard]] constexpr std::string_view to_string(SgatOutcome o) noexcept {
-  switch (o) {
-    case SgatOutcome::hit: return "hit";
-    case SgatOutcome::add: return "add";
-    case SgatOutcome::update: return "update";
-    case SgatOutcome::reserved: return "reserved";
-    case SgatOutcome::unsatisfied: return "unsatisfied";
-    case SgatOutcome::failed: return "failed";
-  }
-  return "failed";
-}
+using SgatOutcome = JobOutcome;
 
 /// One subgraph of the job.
 struct SgatSubgraphReport {
@@ -76,13 +56,7 @@ struct SgatSubgraphReport {
 };
 
 /// The state of a job's report; `to_json` turns it into AOE's file.
-struct SgatReport {
-  std::string tuning_name;
-  std::string timestamp;  ///< YYYYMMDD_HHMMSSMS
-  long tid = 0;
-  double tuning_seconds = 0;
-  bool finished = false;  ///< false while running and after an interruption
-  bool interrupted = false;
+struct SgatReport : JobReportHead {
   double baseline_ms = 0;  ///< the whole model untuned (every subgraph that can be timed)
   std::vector<SgatSubgraphReport> subgraphs;  ///< those done so far, in model order
 
@@ -100,10 +74,6 @@ struct SgatReport {
       if (!s.failed()) r -= s.default_ms - s.after_ms;
     }
     return r;
-  }
-  /// AOE's improvement: before / after - 1 (the seed: 5.58434 ms -> 3.573203 ms is "56.28%").
-  [[nodiscard]] static double improvement(double before, double after) {
-    return after > 0 ? before / after - 1.0 : 0.0;
   }
   [[nodiscard]] bool complete() const noexcept { return finished && !interrupted; }
   [[nodiscard]] std::string status_text() const {
@@ -166,14 +136,6 @@ struct SgatReport {
 /// The result file's name: aoe_result_sgat_${timestamp}_${pid}.json.
 [[nodiscard]] inline std::string sgat_result_file_name(const std::string& timestamp) {
   return detail::result_file_name("sgat", timestamp);
-}
-
-/// Writes the report to `file` atomically: valid JSON at every moment. `durable` adds the
-/// fsyncs (the final write of a job).
-[[nodiscard]] inline Result<void> write_report(const SgatReport& r,
-                                               const std::filesystem::path& file,
-                                               bool durable = true) {
-  return detail::write_result_file(to_json(r), file, durable);
 }
 
 }  // namespace aoe
