@@ -9,12 +9,15 @@
 # AOE_BENCH defaults to build/tools/aoe-bench/aoe-bench or build/tools/aoe-bench (whichever
 # exists; build it with -O2 or more), DATASETS to ../shared/datasets/benchmark_hub, OUT_DIR to
 # build/search_quality. Environment: REPEATS (30), STRATEGIES (all), THREADS (every core),
-# PARTS ("gpu sim sim-default"), MAX_SCORE_EVALUATIONS (1000, GPU spaces).
+# PARTS ("gpu sim sim-default heldout-gpu heldout-sim heldout-sim-default"),
+# MAX_SCORE_EVALUATIONS (1000; GPU and held-out spaces).
 # Writes OUT_DIR/<part>.json (aoe-bench's JSON), <part>.svg and <part>.txt, and prints per
-# part and strategy: the mean over the inputs of the mean fraction of the optimum after 100
-# evaluations, the median over the inputs of the median repetition's fraction after 100, how
-# many inputs have their median repetition at 98% of the optimum or more after 100, and the
-# mean methodology score.
+# part and strategy: the mean over the inputs of the mean fraction of the optimum after 25, 50,
+# 100 and 200 evaluations and the mean methodology score, each with its 95% percentile-bootstrap
+# interval over the repetitions (aoe-bench's "summary" block: each input's repetitions
+# resampled on their own), the median over the inputs of the median repetition's fraction
+# after 100, and how many inputs have their median repetition at 98% of the optimum or more
+# after 100.
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 bench=${1:-}
@@ -30,7 +33,7 @@ out=${3:-$here/build/search_quality}
 strategies=${STRATEGIES:-all}
 repeats=${REPEATS:-30}
 threads=${THREADS:-0}
-parts=${PARTS:-gpu sim sim-default}
+parts=${PARTS:-gpu sim sim-default heldout-gpu heldout-sim heldout-sim-default}
 mkdir -p "$out"
 
 summarise() {
@@ -40,17 +43,22 @@ d = json.load(open(sys.argv[1]))
 rows = {}
 for i in d["inputs"]:
     for s in i["strategies"]:
-        r = rows.setdefault(s["name"], {"f100": [], "median": [], "score": []})
-        r["f100"].append(s["fraction_of_optimum"]["100"])
+        r = rows.setdefault(s["name"], {"median": []})
         best = s["best_so_far_median"][99]
         r["median"].append(i["optimum"] / best if best else 0.0)
-        r["score"].append(s["score"])
 n = len(d["inputs"])
-print("%-14s %8s %8s %8s %8s  (%d inputs)" % ("strategy", "f@100", "median", ">=0.98", "score", n))
-for name, r in rows.items():
-    print("%-14s %8.4f %8.4f %5d/%-3d %7.3f" % (
-        name, sum(r["f100"]) / n, statistics.median(r["median"]),
-        sum(1 for x in r["median"] if x >= 0.98), n, sum(r["score"]) / n))
+boot = d["settings"]["bootstrap"]
+print("mean over the %d inputs; [95%% interval: %s, %d resamples, seed %d]" % (
+    n, boot["method"], boot["resamples"], boot["seed"]))
+def fmt(x, ci):
+    return "%.3f [%.3f, %.3f]" % (x, ci[0], ci[1]) if ci else "%.3f" % x
+for s in d["summary"]:
+    f, ci = s["fraction_of_optimum"], s["ci95"]["fraction_of_optimum"]
+    cells = ["f@%s %s" % (k, fmt(f[k], ci.get(k))) for k in ("25", "50", "100", "200") if k in f]
+    med = rows[s["name"]]["median"]
+    print("%-13s %s  median run@100 %.3f  >=0.98 %d/%d  score %s" % (
+        s["name"], "  ".join(cells), statistics.median(med), sum(1 for x in med if x >= 0.98),
+        n, fmt(s["score"], s["ci95"]["score"])))
 PY
 }
 
@@ -64,8 +72,20 @@ for part in $parts; do
       set -- sim:resnet50-conv sim:bert-matmul --budget 200 ;;
     sim-default)
       set -- sim:resnet50-conv sim:bert-matmul --budget 200 --start-from-default ;;
+    # Held out: spaces no policy setting was chosen on (docs/research.md, "Which spaces chose
+    # the settings"). KTT's Coulomb sum, and the same operators on another SoC.
+    heldout-gpu)
+      set -- "$data"/../ktt/*.json.gz --budget 200 \
+        --max-score-evaluations "${MAX_SCORE_EVALUATIONS:-1000}" ;;
+    heldout-sim)
+      set -- sim:resnet50-conv@Ascend310P3 sim:bert-matmul@Ascend310P3 --budget 200 \
+        --max-score-evaluations "${MAX_SCORE_EVALUATIONS:-1000}" ;;
+    heldout-sim-default)
+      set -- sim:resnet50-conv@Ascend310P3 sim:bert-matmul@Ascend310P3 --budget 200 \
+        --max-score-evaluations "${MAX_SCORE_EVALUATIONS:-1000}" --start-from-default ;;
     *)
-      echo "search_quality.sh: PARTS: unknown part '$part' (gpu, sim, sim-default)" >&2
+      echo "search_quality.sh: PARTS: unknown part '$part' (gpu, sim, sim-default," \
+           "heldout-gpu, heldout-sim, heldout-sim-default)" >&2
       exit 2 ;;
   esac
   "$bench" --input "$@" --strategy "$strategies" --repeats "$repeats" --seed 2024 \

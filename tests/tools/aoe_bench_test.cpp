@@ -91,6 +91,58 @@ TEST_CASE("aoe-bench: the JSON has the contract's fields") {
   CHECK(page.find("http") == std::string::npos);  // nothing from the network
 }
 
+TEST_CASE("aoe-bench: 95% bootstrap intervals per input and for the mean over inputs") {
+  aoe::test::TempDir dir("aoe_bench_ci");
+  auto problems = tiny_problem(dir);
+  auto second = aoe_bench::load_problem(
+      dir.write("tiny2.json", aoe::test::kernel_tuner_cache(aoe::test::tiny_entries())));
+  REQUIRE(second.has_value());
+  problems.push_back(std::move(*second));
+  const aoe_bench::Settings settings{.budget = 7, .budget_seconds = {}, .repeats = 12, .seed = 3};
+  auto results = aoe_bench::run_experiment(problems, {"random"}, settings);
+  REQUIRE(results.has_value());
+  const auto json = aoe_bench::to_json(*results, settings);
+  double sum7 = 0;
+  for (const auto& in : json.at("inputs").as_array()) {
+    const auto& s = in.at("strategies").at(0);
+    const double f7 = s.at("fraction_of_optimum").at("7").to_number<double>();
+    sum7 += f7;
+    const auto& ci = s.at("ci95").at("fraction_of_optimum");
+    CHECK(ci.at("25").is_null());  // beyond the run: no figure, no interval
+    // After 7 the repetitions differ: the interval holds the mean and has a width.
+    const double lo = ci.at("7").at(0).to_number<double>();
+    const double hi = ci.at("7").at(1).to_number<double>();
+    CHECK(lo <= f7);
+    CHECK(f7 <= hi);
+    CHECK(hi - lo > 0.01);
+    const double score = s.at("score").to_number<double>();
+    CHECK(s.at("ci95").at("score").at(0).to_number<double>() <= score + 1e-12);
+    CHECK(score - 1e-12 <= s.at("ci95").at("score").at(1).to_number<double>());
+  }
+  const auto& summary = json.at("summary").at(0);
+  CHECK(summary.at("name").as_string() == "random");
+  CHECK(summary.at("inputs").to_number<int>() == 2);
+  const double mean7 = summary.at("fraction_of_optimum").at("7").to_number<double>();
+  CHECK(mean7 == doctest::Approx(sum7 / 2));
+  const auto& mci = summary.at("ci95").at("fraction_of_optimum").at("7");
+  CHECK(mci.at(0).to_number<double>() <= mean7);
+  CHECK(mean7 <= mci.at(1).to_number<double>());
+  CHECK(json.at("settings").at("bootstrap").at("resamples").to_number<int>() == 2000);
+  // After all 9 configurations every repetition holds the optimum: a zero-width interval at 1.
+  const aoe_bench::Settings all{.budget = 9, .budget_seconds = {}, .repeats = 12, .seed = 3};
+  auto full = aoe_bench::run_experiment(problems, {"random"}, all);
+  REQUIRE(full.has_value());
+  const auto full_json = aoe_bench::to_json(*full, all);
+  const auto& nine = full_json.at("summary").at(0).at("ci95").at("fraction_of_optimum").at("9");
+  CHECK(nine.at(0).to_number<double>() == doctest::Approx(1.0));
+  CHECK(nine.at(1).to_number<double>() == doctest::Approx(1.0));
+  // The same data give the same intervals (a fixed seed).
+  auto again = aoe_bench::run_experiment(problems, {"random"}, settings);
+  REQUIRE(again.has_value());
+  CHECK(boost::json::serialize(aoe_bench::to_json(*again, settings)) ==
+        boost::json::serialize(json));
+}
+
 TEST_CASE("aoe-bench: random search scores about 0 and reaches its expected fraction") {
   aoe::test::TempDir dir("aoe_bench_random");
   const auto problems = tiny_problem(dir);

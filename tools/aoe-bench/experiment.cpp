@@ -154,6 +154,41 @@ StrategyResult summarise(const Problem& problem, const std::string& name,
     s.evaluations_to[p] = std::isinf(m) ? std::nullopt : std::optional<double>(m);
   }
   s.score = aoe::replay::methodology_score(runs, problem.baseline, range, random_curve);
+
+  // Bootstrap over the repetitions: every figure sees the same resamples (one seed per input
+  // and strategy, from their names).
+  std::uint64_t stream = 0xcbf29ce484222325ULL;  // FNV-1a of "input/strategy"
+  for (const char ch : problem.name + "/" + name) {
+    stream = (stream ^ static_cast<unsigned char>(ch)) * 0x100000001b3ULL;
+  }
+  aoe::replay::BootstrapOptions boot = settings.bootstrap;
+  boot.seed = aoe::derive_seed(settings.bootstrap.seed, stream);
+  for (const auto& [k, f] : s.fraction_of_optimum) {
+    if (std::isnan(f)) continue;
+    std::vector<double> per_run(n);
+    for (std::size_t r = 0; r < n; ++r) per_run[r] = fraction(runs[r][k - 1]);
+    s.fraction_replicates[k] =
+        aoe::replay::bootstrap_replicates(n, boot, [&](std::span<const std::size_t> idx) {
+          double sum = 0;
+          for (const std::size_t i : idx) sum += per_run[i];
+          return sum / static_cast<double>(idx.size());
+        });
+  }
+  std::vector<std::vector<double>> ranks;
+  ranks.reserve(n);
+  for (const auto& run : runs)
+    ranks.push_back(aoe::replay::rank_curve(run, problem.baseline, range));
+  std::vector<double> mean_ranks(random_curve.size());
+  s.score_replicates =
+      aoe::replay::bootstrap_replicates(n, boot, [&](std::span<const std::size_t> idx) {
+        std::fill(mean_ranks.begin(), mean_ranks.end(), 0.0);
+        for (const std::size_t i : idx) {
+          for (std::size_t j = 0; j < mean_ranks.size(); ++j) mean_ranks[j] += ranks[i][j];
+        }
+        for (double& m : mean_ranks) m /= static_cast<double>(idx.size());
+        return aoe::replay::methodology_score_from_ranks(mean_ranks, problem.baseline, range,
+                                                         random_curve);
+      });
   return s;
 }
 

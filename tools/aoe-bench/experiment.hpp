@@ -5,6 +5,7 @@
 
 #include <aoe/core/error.hpp>
 #include <aoe/measure/measurement.hpp>
+#include <aoe/measure/replay/bootstrap.hpp>
 #include <aoe/measure/replay/methodology.hpp>
 #include <aoe/measure/replay/random_baseline.hpp>
 #include <aoe/measure/replay/recording.hpp>
@@ -88,6 +89,10 @@ struct Settings {
   /// Called after each repetition with (repetitions done, total), from the worker threads but
   /// never by two at once; for a progress display. Empty: nothing is called.
   std::function<void(std::size_t, std::size_t)> on_progress{};
+  /// The 95% percentile-bootstrap intervals over the repetitions (`StrategyResult::*_replicates`):
+  /// resamples and level; each input and strategy draws its resamples from a seed derived from
+  /// this seed and their names, so an interval does not depend on the other inputs of the run.
+  aoe::replay::BootstrapOptions bootstrap{};
 };
 
 /// What one strategy did on one problem over all repetitions.
@@ -109,6 +114,12 @@ struct StrategyResult {
   std::vector<double> best_mean;  ///< "nothing found yet" counted as the worst valid value
   std::vector<double> fraction_mean, fraction_median, fraction_q1, fraction_q3;
   std::vector<std::size_t> evaluations_run;  ///< per repetition (fewer: exhausted or timed out)
+  /// Bootstrap replicates over the repetitions (Settings::bootstrap; the same resamples for
+  /// every figure): of `fraction_of_optimum` at each of its points, and of `score`. Their
+  /// percentile interval is the figure's 95% interval; averaged replicate by replicate over
+  /// inputs, they give the interval of a mean over inputs (each input resampled on its own).
+  std::map<std::size_t, std::vector<double>> fraction_replicates;
+  std::vector<double> score_replicates;
 };
 
 struct ProblemResult {

@@ -10,7 +10,11 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <map>
 #include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace aoe_bench {
 
@@ -26,6 +30,98 @@ boost::json::array curve(const std::vector<double>& values) {
   a.reserve(values.size());
   for (const double v : values) a.push_back(number_or_null(v));
   return a;
+}
+
+boost::json::value interval(std::vector<double> replicates, double level) {
+  const auto ci = aoe::replay::percentile_interval(std::move(replicates), level);
+  if (std::isnan(ci.low) || std::isnan(ci.high)) return nullptr;
+  return boost::json::array{ci.low, ci.high};
+}
+
+// The "ci95" block of a strategy: 95% percentile-bootstrap intervals over its repetitions.
+boost::json::object ci_block(const StrategyResult& s, double level) {
+  boost::json::object fractions;
+  for (const auto& [k, f] : s.fraction_of_optimum) {
+    const auto it = s.fraction_replicates.find(k);
+    fractions[std::to_string(k)] = it == s.fraction_replicates.end() ? boost::json::value(nullptr)
+                                                                     : interval(it->second, level);
+  }
+  boost::json::object o;
+  o["fraction_of_optimum"] = std::move(fractions);
+  o["score"] = interval(s.score_replicates, level);
+  return o;
+}
+
+// The "summary" block: per strategy, the mean over the inputs of each figure, and its interval
+// from the inputs' replicates averaged replicate by replicate (a stratified bootstrap: each
+// input's repetitions resampled on their own).
+boost::json::array summary_block(const std::vector<ProblemResult>& results, double level) {
+  std::vector<std::string> names;
+  for (const auto& pr : results) {
+    for (const auto& s : pr.strategies) {
+      if (std::find(names.begin(), names.end(), s.name) == names.end()) names.push_back(s.name);
+    }
+  }
+  boost::json::array out;
+  for (const auto& name : names) {
+    std::map<std::size_t, double> sums;
+    std::map<std::size_t, std::vector<double>> replicate_sums;
+    std::map<std::size_t, std::size_t> counts;
+    double score_sum = 0;
+    std::vector<double> score_replicate_sum;
+    std::size_t inputs = 0;
+    std::size_t repeats = 0;
+    bool complete = true;  // every input has every figure and its replicates
+    const auto add = [&](std::vector<double>& total, const std::vector<double>& replicates) {
+      if (total.empty()) total.assign(replicates.size(), 0.0);
+      if (total.size() != replicates.size()) {
+        complete = false;
+        return;
+      }
+      for (std::size_t b = 0; b < total.size(); ++b) total[b] += replicates[b];
+    };
+    for (const auto& pr : results) {
+      for (const auto& s : pr.strategies) {
+        if (s.name != name) continue;
+        ++inputs;
+        repeats = s.repeats;
+        score_sum += s.score;
+        add(score_replicate_sum, s.score_replicates);
+        for (const auto& [k, f] : s.fraction_of_optimum) {
+          const auto it = s.fraction_replicates.find(k);
+          if (std::isnan(f) || it == s.fraction_replicates.end()) continue;
+          sums[k] += f;
+          ++counts[k];
+          add(replicate_sums[k], it->second);
+        }
+      }
+    }
+    boost::json::object o;
+    o["name"] = name;
+    o["inputs"] = inputs;
+    o["repeats"] = repeats;
+    boost::json::object fractions;
+    boost::json::object fraction_ci;
+    for (const auto& [k, sum] : sums) {
+      // A point some input did not reach (a shorter run) is left out rather than averaged
+      // over fewer inputs.
+      if (counts[k] != inputs) continue;
+      const auto n = static_cast<double>(inputs);
+      fractions[std::to_string(k)] = sum / n;
+      auto replicates = replicate_sums[k];
+      for (double& r : replicates) r /= n;
+      fraction_ci[std::to_string(k)] = complete ? interval(replicates, level) : nullptr;
+    }
+    o["fraction_of_optimum"] = std::move(fractions);
+    o["score"] = number_or_null(score_sum / static_cast<double>(inputs));
+    for (double& r : score_replicate_sum) r /= static_cast<double>(inputs);
+    boost::json::object ci;
+    ci["fraction_of_optimum"] = std::move(fraction_ci);
+    ci["score"] = complete ? interval(score_replicate_sum, level) : nullptr;
+    o["ci95"] = std::move(ci);
+    out.push_back(std::move(o));
+  }
+  return out;
 }
 
 std::string fraction_key(double p) {
@@ -85,12 +181,14 @@ boost::json::value to_json(const std::vector<ProblemResult>& results, const Sett
       boost::json::array evals;
       for (const auto e : s.evaluations_run) evals.push_back(e);
       o["evaluations_run"] = std::move(evals);
+      o["ci95"] = ci_block(s, settings.bootstrap.level);
       strategies.push_back(std::move(o));
     }
     in["strategies"] = std::move(strategies);
     inputs.push_back(std::move(in));
   }
   root["inputs"] = std::move(inputs);
+  root["summary"] = summary_block(results, settings.bootstrap.level);
   boost::json::object run;
   run["seed"] = settings.seed;
   run["repeats"] = settings.repeats;
@@ -103,6 +201,12 @@ boost::json::value to_json(const std::vector<ProblemResult>& results, const Sett
   run["start_from_default"] = settings.start_from_default;
   run["transfer"] = settings.transfer;
   run["objective_unit"] = "seconds";
+  boost::json::object boot;
+  boot["method"] = "percentile bootstrap over the repetitions";
+  boot["resamples"] = settings.bootstrap.resamples;
+  boot["level"] = settings.bootstrap.level;
+  boot["seed"] = settings.bootstrap.seed;
+  run["bootstrap"] = std::move(boot);
   root["settings"] = std::move(run);
   return root;
 }

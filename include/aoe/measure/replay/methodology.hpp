@@ -110,27 +110,59 @@ struct ScoreRange {
 /// `random_curve(baseline, range)`.
 [[nodiscard]] inline double methodology_score(std::span<const std::vector<double>> runs,
                                               const RandomBaseline& baseline, ScoreRange range,
-                                              std::span<const double> random_values) {
-  AOE_ASSERT(random_values.size() == range.last - range.first + 1,
-             "methodology_score: random_values must be random_curve(baseline, range)");
-  if (runs.empty() || baseline.valid() == 0) return std::numeric_limits<double>::quiet_NaN();
-  const double opt = baseline.optimum();
+                                              std::span<const double> random_values);
+
+/// One repetition's `RandomBaseline::rank` at each k of `range` (its best after k evaluations;
+/// infinity, the worst rank, while it has found nothing), as `methodology_score` averages it.
+[[nodiscard]] inline std::vector<double> rank_curve(const std::vector<double>& run,
+                                                    const RandomBaseline& baseline,
+                                                    ScoreRange range) {
   const double inf = std::numeric_limits<double>::infinity();
+  std::vector<double> out;
+  out.reserve(range.last - range.first + 1);
+  for (std::size_t k = range.first; k <= range.last; ++k) {
+    out.push_back(baseline.rank(run.empty() ? inf : run[std::min(k, run.size()) - 1]));
+  }
+  return out;
+}
+
+/// `methodology_score` from the mean over the repetitions of their `rank_curve`s
+/// (`mean_ranks[k - range.first]`): what a bootstrap over repetitions re-scores cheaply.
+[[nodiscard]] inline double methodology_score_from_ranks(std::span<const double> mean_ranks,
+                                                         const RandomBaseline& baseline,
+                                                         ScoreRange range,
+                                                         std::span<const double> random_values) {
+  AOE_ASSERT(random_values.size() == range.last - range.first + 1 &&
+                 mean_ranks.size() == random_values.size(),
+             "methodology_score_from_ranks: one mean rank and one random value per k of range");
+  if (baseline.valid() == 0) return std::numeric_limits<double>::quiet_NaN();
+  const double opt = baseline.optimum();
   double sum = 0;
   std::size_t count = 0;
   for (std::size_t k = range.first; k <= range.last; ++k) {
     const double random = random_values[k - range.first];
     const double gap = opt - random;
     if (!(std::fabs(gap) > 1e-12 * std::max(1.0, std::fabs(opt)))) continue;
-    double ranks = 0;
-    for (const auto& run : runs) {
-      ranks += baseline.rank(run.empty() ? inf : run[std::min(k, run.size()) - 1]);
-    }
-    const double strategy = baseline.value_at_rank(ranks / static_cast<double>(runs.size()));
+    const double strategy = baseline.value_at_rank(mean_ranks[k - range.first]);
     sum += (strategy - random) / gap;
     ++count;
   }
   return count == 0 ? 0.0 : sum / static_cast<double>(count);
+}
+
+inline double methodology_score(std::span<const std::vector<double>> runs,
+                                const RandomBaseline& baseline, ScoreRange range,
+                                std::span<const double> random_values) {
+  AOE_ASSERT(random_values.size() == range.last - range.first + 1,
+             "methodology_score: random_values must be random_curve(baseline, range)");
+  if (runs.empty() || baseline.valid() == 0) return std::numeric_limits<double>::quiet_NaN();
+  std::vector<double> mean_ranks(random_values.size(), 0.0);
+  for (const auto& run : runs) {
+    const auto ranks = rank_curve(run, baseline, range);
+    for (std::size_t i = 0; i < ranks.size(); ++i) mean_ranks[i] += ranks[i];
+  }
+  for (double& r : mean_ranks) r /= static_cast<double>(runs.size());
+  return methodology_score_from_ranks(mean_ranks, baseline, range, random_values);
 }
 
 /// The same, computing random search's curve on the way.
