@@ -184,7 +184,8 @@ void serve(const boost::mpi::communicator& world, Fn&& fn) {
 /// Collective one-shot: rank 0 gets one result per task (task order; handed out by decreasing
 /// `costs`, if given), the other ranks serve and get an empty vector. `fn(const Task&) -> R`
 /// runs wherever the task lands, rank 0 included; `tasks` and `costs` matter on rank 0 only.
-template <class Task, class Fn, class R = std::invoke_result_t<Fn&, const Task&>>
+template <class Task, class Fn,
+          class R = std::remove_cvref_t<std::invoke_result_t<Fn&, const Task&>>>
 std::vector<Result<R>> distribute(const boost::mpi::communicator& world,
                                   std::span<const Task> tasks, Fn&& fn,
                                   std::span<const double> costs = {},
