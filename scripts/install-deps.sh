@@ -42,6 +42,10 @@ AOE_DEBIAN_PACKAGES=(
   ca-certificates
   # Headless Chromium: tests/tools/aoe_report_test opens the HTML reports (skipped without it).
   chromium
+  # Distributed measurement (aoe::mpi; docs/distributed.md): Open MPI (mpirun) and Boost.MPI.
+  openmpi-bin
+  libopenmpi-dev
+  libboost-mpi1.81-dev
   # Fuzzing (fuzz/build.sh, docs/reliability.md#fuzzing): clang 16 with libFuzzer, ASan, UBSan.
   clang-16
   libfuzzer-16-dev

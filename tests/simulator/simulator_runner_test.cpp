@@ -7,6 +7,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -392,5 +393,30 @@ TEST_CASE("profile: the timing model's breakdown adds up to its time, pipes insi
       }
     }
     CHECK(profiled > 100);
+  }
+}
+
+TEST_CASE(
+    "measure_latency: each evaluation sleeps that long, charges nothing, bad values refused") {
+  const auto plain = Sim::create(soc(), matmul(1024, 1024, 1024)).value();
+  const auto slow = Sim::create(soc(), matmul(1024, 1024, 1024), {.measure_latency = 0.02}).value();
+  const auto c = plain.default_configuration();
+  const auto started = std::chrono::steady_clock::now();
+  const auto m = slow.measure(slow.space(), std::vector<aoe::Configuration>(3, c));
+  const double waited =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  CHECK(waited >= 3 * 0.02);  // a lower bound: sleeping never takes less
+  REQUIRE(m.size() == 3);
+  const auto expected = plain.evaluate(c);
+  for (const auto& x : m) {
+    CHECK(x.value == expected.value);
+    CHECK(x.cost == expected.cost);  // device time only: the latency is wall time
+  }
+  for (const double bad : {-0.5, 3601.0, std::nan("")}) {
+    CAPTURE(bad);
+    const auto r = Sim::create(soc(), matmul(64, 64, 64), {.measure_latency = bad});
+    REQUIRE_FALSE(r.has_value());
+    CHECK(r.error().code == aoe::make_error_code(aoe::Errc::invalid_argument));
+    CHECK(contains(r.error().message, "measure_latency"));
   }
 }

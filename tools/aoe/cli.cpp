@@ -16,10 +16,12 @@
 #include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <cmath>
 #include <iomanip>
 #include <ostream>
 #include <sstream>
 #include <string>
+#include <string_view>
 
 namespace aoe_tool {
 
@@ -48,6 +50,30 @@ void draw_progress(std::ostream& out, std::size_t done, std::size_t count,
   out << "\r[" << std::string(filled, '=') << std::string(width - filled, ' ') << "] " << done
       << "/" << count << " " << label.substr(0, 40) << std::string(20, ' ') << std::flush;
 }
+
+namespace {
+
+// How many ranks an MPI launcher started this process as, read from the launcher's environment
+// (Open MPI's mpirun, MPICH's and Intel MPI's Hydra, MVAPICH2, Slurm's srun); 1 when none did.
+// `variable` gets "NAME=value" of the variable that said so.
+long launcher_ranks(const aoe::GetEnv& getenv, std::string& variable) {
+  for (const char* name :
+       {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "MV2_COMM_WORLD_SIZE", "SLURM_STEP_NUM_TASKS"}) {
+    const auto value = getenv(name);
+    if (!value) continue;
+    if (std::string_view(name).starts_with("SLURM_") && !getenv("SLURM_PROCID")) continue;
+    long n = 0;
+    const char* last = value->data() + value->size();
+    const auto [p, ec] = std::from_chars(value->data(), last, n);
+    if (ec == std::errc() && p == last && n > 1) {
+      variable = std::string(name) + "=" + *value;
+      return n;
+    }
+  }
+  return 1;
+}
+
+}  // namespace
 
 int run(int argc, const char* const* argv, const aoe::GetEnv& getenv, std::ostream& out,
         std::ostream& err, const std::atomic<bool>* stop, bool interactive) {
@@ -97,6 +123,10 @@ int run(int argc, const char* const* argv, const aoe::GetEnv& getenv, std::ostre
   app.add_option("--seed", seed_text,
                  "seed of the search policies, an integer in [0, 2^64-1] (default 0)");
   app.add_option("--device", opt.device, "simulator (default) or ascend");
+  app.add_option("--measure_latency", opt.measure_latency,
+                 "seconds slept per simulated measurement, as a device's compile and run would "
+                 "take (docs/distributed.md); accepted and checked, not yet applied by the jobs "
+                 "(default 0)");
   app.add_option("--report", opt.report,
                  "on (default): also write a trace, an op_summary CSV and an HTML report next to "
                  "the result file (docs/reports.md); off")
@@ -121,6 +151,20 @@ int run(int argc, const char* const* argv, const aoe::GetEnv& getenv, std::ostre
           << ": expected an integer in [0, 18446744073709551615] (2^64-1)\n";
       return exit_usage;
     }
+  }
+
+  // N copies of a job that is not distributed would fight over one bank and result file.
+  if (std::string variable; launcher_ranks(getenv, variable) > 1) {
+    err << "aoe: started as one of several MPI ranks (" << variable
+        << ", by mpirun or srun): distributed aoe jobs are not available yet, and each rank "
+           "would run the whole job on the same knowledge bank and result file; run aoe as "
+           "one process, or spread your own Tuner's measurements with aoe::MpiMeasure "
+           "(docs/distributed.md)\n";
+    return exit_usage;
+  }
+  if (!(opt.measure_latency >= 0 && opt.measure_latency <= 3600)) {
+    err << "aoe: --measure_latency=" << opt.measure_latency << ": expected seconds in [0, 3600]\n";
+    return exit_usage;
   }
 
   auto env = aoe::read_environment(getenv);
@@ -187,6 +231,10 @@ int run(int argc, const char* const* argv, const aoe::GetEnv& getenv, std::ostre
     return exit_usage;
   }
 
+  if (opt.measure_latency > 0 && opt.verbosity() >= 1) {
+    err << "aoe: warning: --measure_latency is not applied by the jobs yet: the simulator's "
+           "measurements are not slowed down (docs/distributed.md)\n";
+  }
   const Io io{.out = out, .err = err, .stop = stop, .interactive = interactive, .getenv = &getenv};
   int code = exit_success;
   switch (opt.job_type) {

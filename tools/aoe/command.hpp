@@ -31,7 +31,8 @@ struct CommonOptions {
   std::size_t budget = 0;  ///< evaluations; 0: the level's preset (with early stop)
   std::uint64_t seed = 0;
   std::string device = "simulator";  ///< "simulator" or "ascend"
-  std::string report = "on";  ///< --report: "on" writes the trace, op_summary and HTML report
+  std::string report = "on";   ///< --report: "on" writes the trace, op_summary and HTML report
+  double measure_latency = 0;  ///< --measure_latency: seconds slept per simulated measurement
 
   /// A job's budget preset (any struct with `evaluations` and `patience`), overridden by
   /// --budget: then exactly that many evaluations, without early stop.

@@ -17,6 +17,11 @@ struct SimulatorOptions {
   sim::NoiseModel noise = {};  ///< seeded; off by default (deterministic)
   /// Seconds charged per evaluation into Measurement::cost (AOE compiles every candidate).
   double compile_seconds = 0;
+  /// Wall-clock seconds slept by each evaluation, so that a measurement takes as long as a
+  /// device's compile and run would: parallel and distributed measurement (docs/distributed.md)
+  /// then show their speed-up on a small machine. Not charged into Measurement::cost (the
+  /// simulated device time); 0 (default): no sleep.
+  double measure_latency = 0;
 };
 
 }  // namespace aoe

@@ -23,11 +23,13 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -46,6 +48,11 @@ class Runner<device::Simulator> {
 
   [[nodiscard]] static Result<Runner> create(const sim::Soc& soc, const OperatorDesc& op,
                                              SimulatorOptions options = {}) {
+    if (!(options.measure_latency >= 0 && options.measure_latency <= 3600)) {
+      return make_error(Errc::invalid_argument, "SimulatorOptions::measure_latency = " +
+                                                    std::to_string(options.measure_latency) +
+                                                    ": expected seconds in [0, 3600]");
+    }
     auto model = sim::detail::parse(soc, op);
     if (!model) return model.error();
     Runner r;
@@ -126,8 +133,11 @@ class Runner<device::Simulator> {
     return sim::detail::profile(soc_, model_, v, out);
   }
 
-  /// One configuration's measurement.
+  /// One configuration's measurement; sleeps `options().measure_latency` seconds first.
   [[nodiscard]] Measurement evaluate(const Configuration& c) const {
+    if (options_.measure_latency > 0) {
+      std::this_thread::sleep_for(std::chrono::duration<double>(options_.measure_latency));
+    }
     if (!space_->in_bounds(c)) {
       return Measurement::failure(Status::constraints,
                                   "configuration out of the space's bounds (" +

@@ -1,0 +1,271 @@
+// aoe::mpi (docs/distributed.md): MpiMeasure and the work queue under `mpirun -np 3` (ctest
+// mpi.distributed; every rank runs every case, rank 0 checks, the others serve), and the `aoe`
+// command started as one of several ranks and its --measure_latency (mpi.aoe_command, no
+// mpirun).
+#include "support/landscapes.hpp"
+#include "support/skip.hpp"
+#include <aoe/core/stop_conditions.hpp>
+#include <aoe/core/tuner.hpp>
+#include <aoe/search/evolutionary.hpp>
+
+#include <doctest/doctest.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#if defined(AOE_WITH_MPI)
+#include <aoe/mpi.hpp>
+
+#include <boost/mpi/collectives/gather.hpp>
+#include <boost/mpi/environment.hpp>
+#endif
+
+namespace {
+
+#if defined(AOE_WITH_MPI)
+
+// MPI starts with the first case that needs it and ends when the program does, so that the
+// launcher case (run without mpirun) never starts it.
+boost::mpi::communicator& world() {
+  static boost::mpi::environment env;
+  static boost::mpi::communicator comm;
+  return comm;
+}
+
+// The bowl landscape as a measure policy. Each rank sleeps a pseudo-random 0-4 ms per
+// configuration (seeded by rank and configuration), so results reach rank 0 out of order;
+// `throw_on_rank` makes that rank's measurements throw. Its cost (0) is the one charged, so the
+// Tuner's histories compare exactly, cost included.
+struct DelayedBowl {
+  static constexpr bool reports_device_time = true;
+  aoe::test::Landscape landscape = aoe::test::bowl();
+  int rank = 0;
+  int throw_on_rank = -1;
+  int measured = 0;
+
+  std::vector<aoe::Measurement> measure(aoe::SpaceView view,
+                                        std::span<const aoe::Configuration> batch) {
+    std::vector<aoe::Measurement> out;
+    for (const auto& c : batch) {
+      const auto h = aoe::ConfigurationHash{}(c) ^ (static_cast<std::uint64_t>(rank) * 7919U);
+      std::this_thread::sleep_for(std::chrono::microseconds(h % 4000));
+      if (rank == throw_on_rank) throw std::runtime_error("device lost on purpose");
+      ++measured;
+      out.push_back(landscape.evaluate(*view, c));
+    }
+    return out;
+  }
+};
+
+static_assert(aoe::measure_policy<aoe::MpiMeasure<DelayedBowl>>);
+static_assert(aoe::MpiMeasure<DelayedBowl>::reports_device_time, "forwarded from Inner");
+
+bool same(const aoe::Measurement& a, const aoe::Measurement& b) {
+  return a.status == b.status && a.value == b.value && a.samples == b.samples &&
+         a.message == b.message && a.cost == b.cost;
+}
+
+#endif
+
+}  // namespace
+
+#if defined(AOE_WITH_MPI)
+
+TEST_CASE("MpiMeasure: a Tuner's run over 3 ranks is the run of its Inner in one process") {
+  auto& comm = world();
+  if (comm.size() < 2) {
+    aoe::test::skip("needs at least 2 MPI ranks (ctest runs it under mpirun -np 3)");
+    return;
+  }
+  DelayedBowl inner{.rank = comm.rank()};
+  const aoe::Space& space = inner.landscape.space;
+  const aoe::TunerOptions options{.seed = 7, .batch_size = 6};
+  if (comm.rank() == 0) {
+    aoe::Tuner<aoe::Evolutionary<>, DelayedBowl> local(aoe::Evolutionary<>{}, inner, options);
+    const auto expected = local.tune(space, aoe::MaxEvaluations{60});
+    aoe::TuningResult got;
+    int workers = 0;
+    {
+      aoe::Tuner<aoe::Evolutionary<>, aoe::MpiMeasure<DelayedBowl>> distributed(
+          aoe::Evolutionary<>{}, aoe::MpiMeasure<DelayedBowl>(comm, inner), options);
+      workers = distributed.measure().workers();
+      got = distributed.tune(space, aoe::MaxEvaluations{60});
+    }  // the workers return from serve here
+    CHECK(workers == comm.size() - 1);
+    REQUIRE(got.history.size() == expected.history.size());
+    for (std::size_t i = 0; i < got.history.size(); ++i) {
+      CHECK(got.history[i].configuration == expected.history[i].configuration);
+      CHECK(same(got.history[i].measurement, expected.history[i].measurement));
+    }
+    CHECK(got.best_configuration == expected.best_configuration);
+    CHECK(got.best_value == expected.best_value);
+  } else {
+    aoe::mpi::serve(comm, inner, space);
+  }
+  // Every worker measured some of the configurations.
+  std::vector<int> measured;
+  boost::mpi::gather(comm, comm.rank() == 0 ? 0 : inner.measured, measured, 0);
+  if (comm.rank() == 0) {
+    for (int r = 1; r < comm.size(); ++r) CHECK_MESSAGE(measured[r] > 0, "rank " << r);
+  }
+}
+
+TEST_CASE("MpiMeasure: a rank whose Inner throws gives failed measurements, and no hang") {
+  auto& comm = world();
+  if (comm.size() < 3) {
+    aoe::test::skip("needs at least 3 MPI ranks (ctest runs it under mpirun -np 3)");
+    return;
+  }
+  DelayedBowl inner{.rank = comm.rank(), .throw_on_rank = 2};
+  const aoe::Space& space = inner.landscape.space;
+  if (comm.rank() == 0) {
+    aoe::MpiMeasure<DelayedBowl> measure(comm, inner);
+    DelayedBowl reference;
+    std::vector<aoe::Configuration> batch;
+    aoe::Rng rng(3);
+    for (int i = 0; i < 12; ++i) batch.push_back(space.sample(rng).value());
+    for (int round = 0; round < 2; ++round) {  // the failing rank keeps serving
+      const auto got = measure.measure(space, batch);
+      REQUIRE(got.size() == batch.size());
+      std::size_t failed = 0;
+      for (std::size_t i = 0; i < got.size(); ++i) {
+        if (got[i].status == aoe::Status::runtime) {
+          ++failed;
+          CHECK(got[i].message == "the runner threw on rank 2: device lost on purpose");
+        } else {
+          CHECK(same(got[i], reference.landscape.evaluate(space, batch[i])));
+        }
+      }
+      CHECK(failed >= 1);  // rank 2 is handed the batch's second configuration at least
+      CHECK(failed < batch.size());
+    }
+  } else {
+    aoe::mpi::serve(comm, inner, space);
+  }
+}
+
+TEST_CASE("distribute: results by task index, most expensive handed out first, errors kept") {
+  auto& comm = world();
+  if (comm.size() < 3) {
+    aoe::test::skip("needs at least 3 MPI ranks (ctest runs it under mpirun -np 3)");
+    return;
+  }
+  const std::vector<int> tasks{5, 1, 9, 3, 7, 2, 8, 4, 6, 0};
+  std::vector<double> costs;
+  for (const int t : tasks) costs.push_back(t);
+  std::vector<int> received;  // on each worker, the tasks in the order it got them
+  const auto fn = [&](const int& t) {
+    received.push_back(t);
+    // Later ranks answer faster: results arrive in another order than handed out.
+    std::this_thread::sleep_for(std::chrono::milliseconds(2 * (comm.size() - comm.rank())));
+    if (t == 3) throw std::invalid_argument("task 3 is refused");
+    return std::to_string(t * t);
+  };
+  const auto results =
+      aoe::mpi::distribute(comm, std::span<const int>(tasks), fn, std::span<const double>(costs),
+                           aoe::mpi::WorkQueueOptions{.root_works = false});
+  std::vector<int> first;
+  boost::mpi::gather(comm, received.empty() ? -1 : received.front(), first, 0);
+  if (comm.rank() == 0) {
+    REQUIRE(results.size() == tasks.size());
+    for (std::size_t i = 0; i < tasks.size(); ++i) {
+      if (tasks[i] == 3) {
+        REQUIRE_FALSE(results[i].has_value());
+        CHECK(results[i].error().code == aoe::make_error_code(aoe::Errc::device_error));
+        CHECK(results[i].error().message.find("task 3 is refused") != std::string::npos);
+        CHECK(results[i].error().message.starts_with("rank "));
+      } else {
+        REQUIRE(results[i].has_value());
+        CHECK(*results[i] == std::to_string(tasks[i] * tasks[i]));
+      }
+    }
+    CHECK(received.empty());  // root_works off: rank 0 only hands out
+    CHECK(first[1] == 9);     // the two most expensive tasks went out first
+    CHECK(first[2] == 8);
+  } else {
+    CHECK(results.empty());
+  }
+}
+
+#else
+
+TEST_CASE("MpiMeasure: needs aoe::mpi") {
+  aoe::test::skip("aoe was configured without aoe::mpi (Boost.MPI, Open MPI not found)");
+}
+
+#endif
+
+namespace {
+
+struct Exit {
+  int code = -1;
+  std::string err;
+};
+
+// Runs `aoe <args>` with `env` prepended (a shell's VAR=value words), its stderr captured.
+Exit run_aoe(const std::string& env, const std::string& args) {
+  const std::string err_path = "launcher_stderr.txt";
+  const std::string command =
+      "env -u OMPI_COMM_WORLD_SIZE -u PMI_SIZE -u MV2_COMM_WORLD_SIZE "
+      "-u SLURM_STEP_NUM_TASKS -u SLURM_PROCID " +
+      env + " '" AOE_TOOL_AOE_PATH "' " + args + " >/dev/null 2>" + err_path;
+  const int status = std::system(command.c_str());
+  Exit e;
+  if (status != -1 && WIFEXITED(status)) e.code = WEXITSTATUS(status);
+  std::ifstream in(err_path);
+  e.err.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  return e;
+}
+
+}  // namespace
+
+TEST_CASE("aoe command: started as one of several MPI ranks, it says so and exits 2") {
+#if !defined(AOE_TOOL_AOE_PATH)
+  aoe::test::skip("the aoe command is not built (AOE_BUILD_TOOLS=OFF)");
+#else
+  const std::string model = "--model='" AOE_TESTS_SOURCE_DIR
+                            "/../examples/models/resnet50.json' "
+                            "--job_type=2 --budget=1";
+  for (const std::string env : {"OMPI_COMM_WORLD_SIZE=2", "PMI_SIZE=4", "MV2_COMM_WORLD_SIZE=3",
+                                "SLURM_STEP_NUM_TASKS=8 SLURM_PROCID=5"}) {
+    CAPTURE(env);
+    const Exit e = run_aoe(env, model);
+    CHECK(e.code == 2);
+    CHECK(e.err.find("started as one of several MPI ranks") != std::string::npos);
+    CHECK(e.err.find("distributed aoe jobs are not available yet") != std::string::npos);
+  }
+  // One rank, or a Slurm allocation that did not start aoe through srun: runs as usual (here it
+  // stops at a missing model, exit 3, well before any job).
+  for (const std::string env : {"OMPI_COMM_WORLD_SIZE=1", "SLURM_STEP_NUM_TASKS=8"}) {
+    CAPTURE(env);
+    const Exit e = run_aoe(env, "--model=no_such_model.json --job_type=2");
+    CHECK(e.code == 3);
+    CHECK(e.err.find("MPI ranks") == std::string::npos);
+  }
+#endif
+}
+
+TEST_CASE("aoe command: --measure_latency is checked, and says it is not applied yet") {
+#if !defined(AOE_TOOL_AOE_PATH)
+  aoe::test::skip("the aoe command is not built (AOE_BUILD_TOOLS=OFF)");
+#else
+  for (const std::string bad : {"-1", "nan", "3601", "fast"}) {
+    CAPTURE(bad);
+    const Exit e = run_aoe("", "--model=no_such_model.json --job_type=2 --measure_latency=" + bad);
+    CHECK(e.code == 2);
+    CHECK(e.err.find("--measure_latency") != std::string::npos);
+  }
+  const Exit e = run_aoe("", "--model=no_such_model.json --job_type=2 --measure_latency=0.5");
+  CHECK(e.code == 3);  // accepted; the missing model ends the run
+  CHECK(e.err.find("--measure_latency is not applied by the jobs yet") != std::string::npos);
+#endif
+}
