@@ -398,8 +398,9 @@ template <class Backend>
         start.initial.push_back(def);
         const std::vector<Feature> context = detail::operator_features(f.op, kind, options.scope);
         start.context = context;
-        // Shared, not copied: the job appends to it only after this search has ended.
-        if (!learned->rows.empty()) start.prior = learned;
+        // The job's trials so far (shared: appended to only after this search has ended) and
+        // the bank's records as it stood when the job started.
+        start.prior = hints.prior(learned, kind, space);
         const std::string op_text = operator_key_text(f.op, options.impl_mode);
         for (const auto& values : hints.nearest(kind, op_text, options.transfer_hints)) {
           if (auto c = detail::project_onto(space, values, def)) start.initial.push_back(*c);

@@ -18,6 +18,10 @@
 
 namespace aoe {
 
+/// Rows of transfer data a learned cost model trains on at most (the latest ones): bounds a
+/// fit's cost (`XGBoostOptions::max_transfer_rows`).
+inline constexpr std::size_t transfer_rows_used = 3000;
+
 /// One named feature of a problem or a configuration.
 struct Feature {
   std::string name;
