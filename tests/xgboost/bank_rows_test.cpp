@@ -6,6 +6,7 @@
 #include <aoe/jobs/detail/transfer.hpp>
 #include <aoe/repo/knowledge_bank.hpp>
 #include <aoe/search/xgboost/xgboost_model.hpp>
+#include <aoe/search/xgboost/xgboost_search.hpp>
 
 #include <doctest/doctest.h>
 
@@ -108,6 +109,7 @@ TEST_CASE("transfer: the prior holds the job's rows and the bank's records as at
   const auto prior = hints->prior(job, aoe::KnowledgeKind::schedule, space);
   REQUIRE(prior);
   REQUIRE(prior->rows.size() == 4);  // the job's 2, then this SoC's record, then the other's
+  CHECK(prior->winner_rows == 2);
   CHECK(prior->rows[0].target == doctest::Approx(job->rows[0].target));
   const auto has = [](const aoe::TransferData::Row& row, const std::string& name, double value) {
     return std::any_of(row.features.begin(), row.features.end(), [&](const aoe::Feature& f) {
@@ -163,4 +165,25 @@ TEST_CASE("transfer: a model trained with the bank's winners ranks their region 
   alone.fit(space, history);
   const auto q = alone.predict(queries);
   CHECK(q[0].mean >= q[1].mean - 1e-6);
+}
+
+TEST_CASE("transfer: winner rows alone do not shorten the learned search's initial design") {
+  const aoe::Space space(
+      {aoe::pow2("tile", 1, 64), aoe::range("split", 0, 3), aoe::range("depth", 0, 7)});
+  auto winners = std::make_shared<aoe::TransferData>();
+  for (int i = 0; i < 3; ++i) {
+    winners->rows.push_back({{{"p.tile", 5.0}, {"p.split", 2.0}}, -0.7});
+  }
+  winners->winner_rows = winners->rows.size();
+  const auto first = [&](std::shared_ptr<const aoe::TransferData> prior) {
+    aoe::XGBoostSearch s(aoe::XGBoostSearchOptions{.prior = std::move(prior)});
+    s.start(space, 11);
+    return s.propose(8);  // the initial design, then (if shorter) the model's proposals
+  };
+  // Winners alone: the same 8-point design as without any prior.
+  CHECK(first(winners) == first(nullptr));
+  // Earlier trials: a 2-point design, then the model proposes.
+  auto trials = std::make_shared<aoe::TransferData>(*winners);
+  trials->rows.push_back({{{"p.tile", 1.0}, {"p.split", 0.0}}, 0.3});
+  CHECK(first(trials) != first(nullptr));
 }

@@ -39,6 +39,10 @@ struct TransferData {
     double target = 0;
   };
   std::vector<Row> rows;
+  /// How many of `rows` are a record's winner alone (a bank record: its operator's best, not
+  /// the configurations it was compared with), with a fixed target: they say where winners
+  /// lie but rank nothing, so a search does not shorten its initial design for them.
+  std::size_t winner_rows = 0;
 };
 
 /// The features of configuration `c` of `space`: per parameter "p.<name>", log2 of a positive

@@ -404,6 +404,7 @@ class TransferHints {
       for (auto& f : named_value_features(space, r.values)) row.features.push_back(std::move(f));
       row.target = bank_winner_target;
       out->rows.push_back(std::move(row));
+      ++out->winner_rows;
     }
     return out;
   }
