@@ -9,8 +9,10 @@
 // here, after the job, never by the job.
 //
 //   tuning_cost [--models DIR] [--shared DIR] [--model NAME,...] [--search NAME,...]
-//               [--budgets N,...] [--seeds N] [--soc NAME] [--verbose]
-// (--verbose: every operator's default, tuned and oracle time on stderr)
+//               [--budgets N,...] [--seeds N] [--soc NAME] [--bank-from MODEL,...] [--verbose]
+// (--verbose: every operator's default, tuned and oracle time on stderr; --bank-from: before
+// each measured job, the same job on these models fills the bank it starts from, so that the
+// measured one has the bank's records to transfer from: hints and the cost model's rows)
 //
 // Prints {"default_search": NAME, "results": [{"model", "search", "evaluations_per_operator",
 // "model_fraction_of_oracle", "median_operator_fraction", "worst_operator_fraction",
@@ -117,6 +119,7 @@ int main(int argc, char** argv) {
   std::vector<std::size_t> budgets{8, 16, 32, 64, 128, 400};
   std::size_t seeds = 3;
   std::string soc_name = "Ascend910A";
+  std::vector<std::string> bank_from;
   bool verbose = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -144,6 +147,8 @@ int main(int argc, char** argv) {
       seeds = std::stoul(v);
     } else if (a == "--soc") {
       soc_name = v;
+    } else if (a == "--bank-from") {
+      bank_from = split(v);
     } else {
       std::cerr << "tuning_cost: unknown option " << a << "\n";
       return 2;
@@ -168,32 +173,42 @@ int main(int argc, char** argv) {
       fs::temp_directory_path() / ("aoe_tuning_cost_" + std::to_string(::getpid()));
   boost::json::array results;
   int status = 0;
-  for (const auto& name : models) {
-    aoe::Result<aoe::Graph> graph = aoe::make_error(aoe::Errc::not_found, "no such model");
+  // The model called `name`: a bundled JSON model or an ONNX model of the shared folder.
+  const auto load = [&](const std::string& name) -> aoe::Result<aoe::Graph> {
     if (fs::exists(fs::path(models_dir) / (name + ".json"))) {
-      graph = aoe::load_graph(fs::path(models_dir) / (name + ".json"));
-    } else if (fs::exists(fs::path(shared_dir) / (name + ".onnx"))) {
+      return aoe::load_graph(fs::path(models_dir) / (name + ".json"));
+    }
+    if (fs::exists(fs::path(shared_dir) / (name + ".onnx"))) {
 #if defined(AOE_WITH_ONNX)
       const std::string shape =
           name.find("det") != std::string::npos ? "x:1,3,640,640" : "x:1,3,48,192";
       auto shapes = aoe::parse_input_shape(shape);
-      if (!shapes) {
-        std::cerr << "tuning_cost: " << shapes.error().message << "\n";
-        return 1;
-      }
-      graph = aoe::load_onnx(fs::path(shared_dir) / (name + ".onnx"), {.input_shapes = *shapes});
+      if (!shapes) return shapes.error();
+      return aoe::load_onnx(fs::path(shared_dir) / (name + ".onnx"), {.input_shapes = *shapes});
 #else
-      std::cerr << "tuning_cost: " << name << ": this build has no ONNX import: skipped\n";
-      continue;
+      return aoe::make_error(aoe::Errc::unsupported, "this build has no ONNX import");
 #endif
-    } else {
-      std::cerr << "tuning_cost: model " << name << " not found in " << models_dir << " or "
-                << shared_dir << ": skipped\n";
-      continue;
     }
+    return aoe::make_error(aoe::Errc::not_found,
+                           "not found in " + models_dir + " or " + shared_dir);
+  };
+  std::vector<aoe::Graph> bank_graphs;
+  for (const auto& name : bank_from) {
+    auto g = load(name);
+    if (!g) {
+      std::cerr << "tuning_cost: --bank-from " << name << ": " << g.error().message << "\n";
+      return 2;
+    }
+    bank_graphs.push_back(std::move(*g));
+  }
+  for (const auto& name : models) {
+    auto graph = load(name);
     if (!graph) {
-      std::cerr << "tuning_cost: " << name << ": " << graph.error().message << "\n";
-      status = 1;
+      std::cerr << "tuning_cost: " << name << ": " << graph.error().message << ": skipped\n";
+      if (graph.error().code != aoe::make_error_code(aoe::Errc::not_found) &&
+          graph.error().code != aoe::make_error_code(aoe::Errc::unsupported)) {
+        status = 1;
+      }
       continue;
     }
     const auto fused = aoe::fuse(*graph);
@@ -215,6 +230,14 @@ int main(int argc, char** argv) {
                                    .seed = seed,
                                    .parallel = 1,
                                    .result_dir = scratch / "work"};
+          for (const auto& g : bank_graphs) {
+            aoe::SimulatorBackend fill(*soc);
+            if (auto ok = aoe::run_opat(g, fill, bank, options); !ok) {
+              std::cerr << "tuning_cost: --bank-from " << g.name << ": " << ok.error().message
+                        << "\n";
+              return 1;
+            }
+          }
           const double cpu0 = cpu_seconds();
           auto job = aoe::run_opat(*graph, backend, bank, options);
           const double cpu = cpu_seconds() - cpu0;

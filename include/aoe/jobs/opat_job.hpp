@@ -323,8 +323,9 @@ template <class Backend>
     start.initial.push_back(def.configuration);
     const std::vector<Feature> context = operator_features(op, kind, options.scope);
     start.context = context;
-    // Shared, not copied: the job appends to it only after this search has ended.
-    if (!job.learned->rows.empty()) start.prior = job.learned;
+    // The job's trials so far (shared: appended to only after this search has ended) and
+    // the bank's records as it stood when the job started.
+    start.prior = job.hints.prior(job.learned, kind, space);
     const std::string op_text = operator_key_text(op, options.impl_mode);
     for (const auto& values : job.hints.nearest(kind, op_text, options.transfer_hints)) {
       if (auto c = project_onto(space, values, def.configuration)) start.initial.push_back(*c);

@@ -8,6 +8,7 @@
 #include "aoe/search/ensemble.hpp"
 #include "aoe/search/evolutionary.hpp"
 #include "aoe/search/grid_search.hpp"
+#include "aoe/search/phases.hpp"
 #include "aoe/search/random_search.hpp"
 #include "aoe/search/search_names.hpp"
 #include "aoe/search/simulated_annealing.hpp"
@@ -41,12 +42,30 @@ struct SearchStart {
   std::shared_ptr<const TransferData> prior{};
 };
 
+/// Evaluations of the first phase of "annealing-evolutionary".
+inline constexpr std::size_t annealing_phase = 48;
+
+/// "annealing-evolutionary": simulated annealing from `initial` for its first
+/// `annealing_phase` evaluations, then a genetic search (population 24) whose first generation
+/// is the best of what annealing measured (search/phases.hpp).
+[[nodiscard]] inline Phases annealing_evolutionary(std::vector<Configuration> initial) {
+  SimulatedAnnealingOptions a;
+  a.initial = std::move(initial);
+  EvolutionaryOptions e;
+  e.population = 24;
+  std::vector<Phase> phases;
+  phases.push_back({AnySearch(SimulatedAnnealing<>(std::move(a))), annealing_phase});
+  phases.push_back({AnySearch(Evolutionary<>(std::move(e)))});
+  return Phases(std::move(phases), "annealing-evolutionary");
+}
+
 /// A search policy, with its default options, by name: one of `search_names()` — "grid"
 /// (GridSearch in the `spread` order), "random" (RandomSearch), "annealing"
 /// (SimulatedAnnealing<>), "evolutionary" (Evolutionary<>), "bayesian" (Bayesian<>),
 /// "ensemble" (Ensemble over annealing, evolutionary and bayesian), and with aoe::xgboost
 /// "xgboost" (XGBoostSearch: the learned cost model as surrogate) and "evolutionary-xgboost"
-/// (Evolutionary<XGBoostModel>: offspring pre-screened by it), started as `start` says. An
+/// (Evolutionary<XGBoostModel>: offspring pre-screened by it), and "annealing-evolutionary"
+/// (`annealing_evolutionary`), started as `start` says. An
 /// unknown name is `Errc::invalid_argument`, with a message that lists the valid names.
 /// (A template only so that including this header instantiates no policy until it is called.)
 template <class = void>
@@ -68,6 +87,7 @@ template <class = void>
     o.initial = start.initial;
     return AnySearch(Bayesian<>(std::move(o)));
   }
+  if (name == "annealing-evolutionary") return AnySearch(annealing_evolutionary(start.initial));
   if (name == "ensemble") {
     EnsembleOptions o;
     o.initial = start.initial;

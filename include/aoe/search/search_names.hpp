@@ -11,12 +11,23 @@ namespace aoe {
 
 namespace detail {
 #if defined(AOE_WITH_XGBOOST)  // linked with aoe::xgboost: the learned cost model's policies
-inline constexpr std::array<std::string_view, 8> search_names{
-    "grid",     "random",   "annealing", "evolutionary",
-    "bayesian", "ensemble", "xgboost",   "evolutionary-xgboost"};
+inline constexpr std::array<std::string_view, 9> search_names{"grid",
+                                                              "random",
+                                                              "annealing",
+                                                              "evolutionary",
+                                                              "bayesian",
+                                                              "ensemble",
+                                                              "xgboost",
+                                                              "evolutionary-xgboost",
+                                                              "annealing-evolutionary"};
 #else
-inline constexpr std::array<std::string_view, 6> search_names{
-    "grid", "random", "annealing", "evolutionary", "bayesian", "ensemble"};
+inline constexpr std::array<std::string_view, 7> search_names{"grid",
+                                                              "random",
+                                                              "annealing",
+                                                              "evolutionary",
+                                                              "bayesian",
+                                                              "ensemble",
+                                                              "annealing-evolutionary"};
 #endif
 }  // namespace detail
 

@@ -18,6 +18,10 @@
 
 namespace aoe {
 
+/// Rows of transfer data a learned cost model trains on at most (the latest ones): bounds a
+/// fit's cost (`XGBoostOptions::max_transfer_rows`).
+inline constexpr std::size_t transfer_rows_used = 3000;
+
 /// One named feature of a problem or a configuration.
 struct Feature {
   std::string name;
@@ -35,6 +39,10 @@ struct TransferData {
     double target = 0;
   };
   std::vector<Row> rows;
+  /// How many of `rows` are a record's winner alone (a bank record: its operator's best, not
+  /// the configurations it was compared with), with a fixed target: they say where winners
+  /// lie but rank nothing, so a search does not shorten its initial design for them.
+  std::size_t winner_rows = 0;
 };
 
 /// The features of configuration `c` of `space`: per parameter "p.<name>", log2 of a positive

@@ -20,9 +20,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdlib>
 #include <filesystem>
 #include <limits>
 #include <map>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -189,6 +191,84 @@ struct OperatorShape {
   return f;
 }
 
+/// `operator_features` of the operator whose key text (`operator_key_text`) is `text`: the
+/// features a bank record's operator had when it was tuned (same names, same values). Tensors
+/// are read from the ";in=" and ";out=" parts ("[d,...]:dtype:format", comma separated).
+[[nodiscard]] inline std::vector<Feature> operator_features_from_key(std::string_view text,
+                                                                     KnowledgeKind kind,
+                                                                     const BankScope& scope) {
+  std::vector<Feature> f;
+  const auto in = text.find(";in=");
+  const auto out = text.find(";out=");
+  const auto attrs = text.find(";attrs=");
+  if (in == std::string_view::npos || out == std::string_view::npos ||
+      attrs == std::string_view::npos || !(in < out && out < attrs)) {
+    return f;
+  }
+  f.push_back({"op.type=" + std::string(text.substr(0, in)), 1});
+  f.push_back({"op.kind=" + std::string(to_string(kind)), 1});
+  f.push_back({"soc=" + scope.soc_version, 1});
+  f.push_back({"soc.cores", static_cast<double>(scope.core_num)});
+  double elements = 0;
+  const auto tensors = [&](std::string_view part, const std::string& side) {
+    std::size_t index = 0;
+    std::size_t pos = 0;
+    while (pos < part.size() && part[pos] == '[') {
+      const auto close = part.find(']', pos);
+      if (close == std::string_view::npos) return;
+      const std::string t = "op." + side + std::to_string(index);
+      double count = 1;
+      std::size_t d = 0;
+      const std::string_view dims = part.substr(pos + 1, close - pos - 1);
+      for (std::size_t a = 0; a < dims.size();) {
+        auto b = dims.find(',', a);
+        if (b == std::string_view::npos) b = dims.size();
+        const std::string number(dims.substr(a, b - a));
+        const double x = std::max(0.0, std::strtod(number.c_str(), nullptr));
+        f.push_back({t + ".d" + std::to_string(d++), std::log2(1.0 + x)});
+        count *= x;
+        a = b + 1;
+      }
+      // ":dtype:format" up to the next tensor or the end of the part
+      auto next = part.find(",[", close);
+      if (next == std::string_view::npos) next = part.size();
+      const std::string_view tail = part.substr(close + 1, next - close - 1);
+      const auto colon = tail.find(':', 1);
+      if (tail.size() > 1 && colon != std::string_view::npos) {
+        f.push_back({t + ".dtype=" + std::string(tail.substr(1, colon - 1)), 1});
+        f.push_back({t + ".format=" + std::string(tail.substr(colon + 1)), 1});
+      }
+      if (side == "out") elements += count;
+      ++index;
+      pos = next == part.size() ? next : next + 1;
+    }
+  };
+  tensors(text.substr(in + 4, out - in - 4), "in");
+  tensors(text.substr(out + 5, attrs - out - 5), "out");
+  f.push_back({"op.out.elements", std::log2(1.0 + elements)});
+  return f;
+}
+
+/// `configuration_features` of a configuration given as named values (a bank record's): a
+/// number's feature is log2 of it when positive, else the number; a text value's is its level
+/// index in `space`'s parameter of that name, and it has none (missing) when `space` has no
+/// such parameter or level.
+[[nodiscard]] inline std::vector<Feature> named_value_features(const Space& space,
+                                                               std::span<const NamedValue> values) {
+  std::vector<Feature> out;
+  for (const auto& nv : values) {
+    if (nv.value.is_number()) {
+      const double x = nv.value.as_real();
+      out.push_back({"p." + nv.name, x > 0 ? std::log2(x) : x});
+    } else if (const auto d = space.index_of(nv.name)) {
+      if (const auto i = space.parameter(*d).find(nv.value)) {
+        out.push_back({"p." + nv.name, static_cast<double>(*i)});
+      }
+    }
+  }
+  return out;
+}
+
 /// The bank's winners by operator, for the nearest-operator hints of `run_opat`.
 class TransferHints {
  public:
@@ -203,7 +283,10 @@ class TransferHints {
     for (const KnowledgeKind kind : kinds) {
       auto own = bank.entries(scope, kind);
       if (!own) return own.error();
-      for (const auto& [text, r] : *own) hints.add(kind, text, r.configuration, true);
+      for (const auto& [text, r] : *own) {
+        hints.add(kind, text, r.configuration, true);
+        hints.records_.push_back({kind, text, scope, r.configuration});
+      }
     }
     std::error_code ec;
     const auto& root = bank.options().custom_root;
@@ -237,7 +320,10 @@ class TransferHints {
       for (const KnowledgeKind kind : kinds) {
         auto theirs = bank.entries(s, kind);
         if (!theirs) continue;
-        for (const auto& [text, r] : *theirs) hints.add(kind, text, r.configuration, false);
+        for (const auto& [text, r] : *theirs) {
+          hints.add(kind, text, r.configuration, false);
+          hints.records_.push_back({kind, text, s, r.configuration});
+        }
       }
     }
     return hints;
@@ -287,7 +373,53 @@ class TransferHints {
 
   [[nodiscard]] std::size_t size() const noexcept { return entries_.size(); }
 
+  /// The training rows of a learned cost model for an operator of `kind` tuned on `space`:
+  /// the latest rows of `job` (every trial of the operators tuned so far in this job), then one
+  /// row per record of `kind` the bank held when the job started (`from_bank`; records stored
+  /// during the job are not among them: their operators' trials are in `job`), at most
+  /// `transfer_rows_used / 2` of them, this SoC's first. A record's row is its operator's
+  /// features (`operator_features_from_key`) and its winner's (`named_value_features`), with
+  /// the target `bank_winner_target`: a winner is taken to run in half its operator's
+  /// geometric-mean time. The rows are in the order of the bank's files, so the result
+  /// depends only on the bank at the start and the job's fixed task order. Returns `job`
+  /// itself when the bank gave no row of `kind`, and null when there is nothing at all.
+  [[nodiscard]] std::shared_ptr<const TransferData> prior(
+      const std::shared_ptr<const TransferData>& job, KnowledgeKind kind,
+      const Space& space) const {
+    std::size_t bank_rows = 0;
+    for (const auto& r : records_) bank_rows += r.kind == kind ? 1 : 0;
+    bank_rows = std::min(bank_rows, transfer_rows_used / 2);
+    const std::size_t job_rows = job ? job->rows.size() : 0;
+    if (bank_rows == 0) return job_rows ? job : nullptr;
+    auto out = std::make_shared<TransferData>();
+    const std::size_t keep = std::min(job_rows, transfer_rows_used - bank_rows);
+    out->rows.reserve(keep + bank_rows);
+    if (keep)
+      out->rows.assign(job->rows.end() - static_cast<std::ptrdiff_t>(keep), job->rows.end());
+    for (const auto& r : records_) {
+      if (r.kind != kind) continue;
+      if (out->rows.size() == keep + bank_rows) break;
+      TransferData::Row row;
+      row.features = operator_features_from_key(r.text, kind, r.scope);
+      for (auto& f : named_value_features(space, r.values)) row.features.push_back(std::move(f));
+      row.target = bank_winner_target;
+      out->rows.push_back(std::move(row));
+      ++out->winner_rows;
+    }
+    return out;
+  }
+
+  /// The normalised target (`TransferData`) of a bank record's row: log(1/2).
+  static constexpr double bank_winner_target = -0.69314718055994531;
+
  private:
+  struct BankRecord {
+    KnowledgeKind kind;
+    std::string text;
+    BankScope scope;
+    std::vector<NamedValue> values;
+  };
+  std::vector<BankRecord> records_;
   struct Entry {
     KnowledgeKind kind;
     std::string text;

@@ -36,7 +36,7 @@ struct XGBoostOptions {
   double subsample = 1.0;   ///< rows per tree (1: all, so no randomness)
   std::uint64_t seed = 0;   ///< XGBoost's seed
   /// Rows of the transfer data used at most (the latest ones): bounds a fit's cost.
-  std::size_t max_transfer_rows = 3000;
+  std::size_t max_transfer_rows = transfer_rows_used;
 };
 
 /// Boosted trees over named features: the problem's `context` (operator type, shapes, dtype,

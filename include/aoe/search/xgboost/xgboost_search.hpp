@@ -32,7 +32,8 @@ namespace aoe {
 struct XGBoostSearchOptions {
   XGBoostOptions model{};
   /// Configurations measured before the model proposes: `initial`, then a Latin hypercube.
-  /// With transfer data (`prior`) the model ranks from the start, so fewer are drawn.
+  /// With earlier problems' trials in `prior` the model ranks from the start, so fewer are
+  /// drawn (not for `prior`'s winner rows alone: they rank nothing).
   std::size_t initial_samples = 8;
   std::size_t initial_samples_with_prior = 2;
   std::size_t pool = 384;   ///< candidates the model scores per proposal
@@ -68,7 +69,8 @@ class XGBoostSearch {
     auto mo = options_.model;
     mo.seed = seed;
     model_ = XGBoostModel(mo, options_.context, options_.prior);
-    const bool prior = options_.prior && !options_.prior->rows.empty();
+    // Earlier trials rank this problem's candidates from the start; winners alone do not.
+    const bool prior = options_.prior && options_.prior->rows.size() > options_.prior->winner_rows;
     const std::size_t n =
         std::max(options_.initial.size(),
                  prior ? options_.initial_samples_with_prior : options_.initial_samples);
