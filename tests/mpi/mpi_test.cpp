@@ -204,6 +204,7 @@ TEST_CASE("MpiMeasure: needs aoe::mpi") {
 
 #endif
 
+#if defined(AOE_TOOL_AOE_PATH)
 namespace {
 
 struct Exit {
@@ -227,6 +228,7 @@ Exit run_aoe(const std::string& env, const std::string& args) {
 }
 
 }  // namespace
+#endif  // AOE_TOOL_AOE_PATH
 
 TEST_CASE("aoe command: started as one of several MPI ranks, it says so and exits 2") {
 #if !defined(AOE_TOOL_AOE_PATH)
