@@ -190,6 +190,24 @@ TEST_CASE("aoe: bad inputs and environments") {
   }
 }
 
+/// The text of `file` ("" when it cannot be read).
+std::string file_text(const fs::path& file) {
+  std::ifstream in(file);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+/// The text of the OPAT result file in `dir`, which must exist.
+std::string opat_result_text(const fs::path& dir) {
+  fs::path result;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.path().filename().string().starts_with("aoe_result_opat_")) result = e.path();
+  }
+  REQUIRE_FALSE(result.empty());
+  return file_text(result);
+}
+
 /// The built `aoe`: env AOE_BINARY, else the build's path; empty when neither exists.
 std::string aoe_binary() {
   std::string binary;
@@ -233,20 +251,9 @@ TEST_CASE("aoe (process): stdout a pipe nobody reads is exit 8 with the reason, 
   INFO("killed by signal ", WIFSIGNALED(status) ? WTERMSIG(status) : 0);
   REQUIRE(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == aoe_tool::exit_output);
-  std::ifstream in(err);
-  std::ostringstream text;
-  text << in.rdbuf();
-  CHECK(text.str().find("stdout") != std::string::npos);
+  CHECK(file_text(err).find("stdout") != std::string::npos);
   // The job itself finished: its result file says so.
-  fs::path result;
-  for (const auto& e : fs::directory_iterator(dir.path)) {
-    if (e.path().filename().string().starts_with("aoe_result_opat_")) result = e.path();
-  }
-  REQUIRE_FALSE(result.empty());
-  std::ifstream r(result);
-  std::ostringstream body;
-  body << r.rdbuf();
-  CHECK(body.str().find("\"tuning successful\"") != std::string::npos);
+  CHECK(opat_result_text(dir.path).find("\"tuning successful\"") != std::string::npos);
 }
 
 TEST_CASE("aoe (process): SIGINT in the middle of a job ends it cleanly") {
@@ -299,15 +306,7 @@ TEST_CASE("aoe (process): SIGINT in the middle of a job ends it cleanly") {
   REQUIRE(::waitpid(child, &status, 0) == child);
   REQUIRE(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == aoe_tool::exit_interrupted);
-  fs::path result;
-  for (const auto& e : fs::directory_iterator(dir.path)) {
-    if (e.path().filename().string().starts_with("aoe_result_opat_")) result = e.path();
-  }
-  REQUIRE_FALSE(result.empty());
-  std::ifstream in(result);
-  std::ostringstream s;
-  s << in.rdbuf();
-  const auto root = boost::json::parse(s.str()).as_object();
+  const auto root = boost::json::parse(opat_result_text(dir.path)).as_object();
   const auto& opat = root.begin()->value().as_array()[1].as_object().at("OPAT").as_object();
   CHECK(opat.at("opat_tuning_result").as_string() == "tune tuning incomplete");
   const auto total = opat.at("repo_summary").as_object().at("total_num").as_int64();
