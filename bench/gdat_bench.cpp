@@ -9,7 +9,7 @@
 //              [--policies none|all]   (all: also every other search policy; minutes)
 #include <aoe/graph/loader.hpp>
 #include <aoe/jobs/gdat/backward_derivation.hpp>
-#include <aoe/jobs/gdat_job.hpp>
+#include <aoe/jobs/gdat/gdat_job.hpp>
 #include <aoe/search/search_names.hpp>
 
 #include <boost/json/array.hpp>

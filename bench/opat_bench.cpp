@@ -20,7 +20,7 @@
 // no winners of similar operators; the default configuration (and on REPEAT_TUNE the stored
 // one) is still the search's first point, measured once, as run_opat always does.
 #include <aoe/graph/loader.hpp>
-#include <aoe/jobs/opat_job.hpp>
+#include <aoe/jobs/opat/opat_job.hpp>
 #include <aoe/jobs/simulator_backend.hpp>
 #include <aoe/measure/replay/bootstrap.hpp>
 #include <aoe/measure/simulator/oracle.hpp>

@@ -28,8 +28,8 @@
 #include <aoe/graph/fusion.hpp>
 #include <aoe/graph/loader.hpp>
 #include <aoe/jobs/gdat/backward_derivation.hpp>
-#include <aoe/jobs/gdat_job.hpp>
-#include <aoe/jobs/opat_job.hpp>
+#include <aoe/jobs/gdat/gdat_job.hpp>
+#include <aoe/jobs/opat/opat_job.hpp>
 #include <aoe/jobs/sgat/subgraph_split.hpp>
 #include <aoe/jobs/simulator_backend.hpp>
 #include <aoe/jobs/tuned_model_writer.hpp>

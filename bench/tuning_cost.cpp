@@ -20,7 +20,7 @@
 // the oracle, which means the oracle is not one) is reported raw and counted in
 // "operators_above_oracle".
 #include <aoe/graph/loader.hpp>
-#include <aoe/jobs/opat_job.hpp>
+#include <aoe/jobs/opat/opat_job.hpp>
 #include <aoe/jobs/simulator_backend.hpp>
 #include <aoe/measure/simulator/oracle.hpp>
 #if defined(AOE_WITH_ONNX)

@@ -7,7 +7,7 @@
 #if defined(AOE_WITH_ASCEND)
 
 #include "ascend/device_fixture.hpp"
-#include <aoe/jobs/opat_job.hpp>
+#include <aoe/jobs/opat/opat_job.hpp>
 #include <aoe/measure/ascend/ascend_backend.hpp>
 
 #include <filesystem>

@@ -5,7 +5,7 @@
 #include "support/temp_dir.hpp"
 #include <aoe/graph/loader.hpp>
 #include <aoe/jobs/gdat/backward_derivation.hpp>
-#include <aoe/jobs/gdat_job.hpp>
+#include <aoe/jobs/gdat/gdat_job.hpp>
 
 #include <boost/json/parse.hpp>
 #include <doctest/doctest.h>

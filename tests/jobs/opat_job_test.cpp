@@ -1,4 +1,4 @@
-#include <aoe/jobs/opat_job.hpp>
+#include <aoe/jobs/opat/opat_job.hpp>
 #include <aoe/jobs/simulator_backend.hpp>
 #include <aoe/measure/simulator/oracle.hpp>
 

@@ -9,7 +9,7 @@
 #include <aoe/config/environment.hpp>
 #include <aoe/core/error.hpp>
 #include <aoe/graph/graph.hpp>
-#include <aoe/jobs/opat_job.hpp>
+#include <aoe/jobs/opat/opat_job.hpp>
 #include <aoe/repo/knowledge_bank.hpp>
 
 #include <filesystem>

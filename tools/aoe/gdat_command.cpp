@@ -6,7 +6,7 @@
 #include <aoe/jobs/gdat/backward_derivation.hpp>
 #include <aoe/jobs/gdat/cluster_loader.hpp>
 #include <aoe/jobs/gdat/profile_loader.hpp>
-#include <aoe/jobs/gdat_job.hpp>
+#include <aoe/jobs/gdat/gdat_job.hpp>
 #include <aoe/version.hpp>
 
 #include <CLI/App.hpp>

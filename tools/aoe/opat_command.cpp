@@ -10,7 +10,7 @@
 
 #include <aoe/detail/parse_json.hpp>
 #include <aoe/detail/read_input.hpp>
-#include <aoe/jobs/opat_job.hpp>
+#include <aoe/jobs/opat/opat_job.hpp>
 #include <aoe/jobs/simulator_backend.hpp>
 #include <aoe/repo/knowledge_bank.hpp>
 

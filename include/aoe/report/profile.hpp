@@ -15,8 +15,8 @@
 
 #include "aoe/graph/fusion.hpp"
 #include "aoe/graph/graph.hpp"
-#include "aoe/jobs/gdat_report.hpp"
-#include "aoe/jobs/opat_report.hpp"
+#include "aoe/jobs/gdat/gdat_report.hpp"
+#include "aoe/jobs/opat/opat_report.hpp"
 #include "aoe/jobs/sgat/sgat_report.hpp"
 #include "aoe/measure/simulator/simulator_runner.hpp"
 #include "aoe/measure/simulator/soc.hpp"

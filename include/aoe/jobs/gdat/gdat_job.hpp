@@ -20,7 +20,7 @@
 #include "aoe/jobs/gdat/split_measure.hpp"
 #include "aoe/jobs/gdat/split_space.hpp"
 #include "aoe/jobs/gdat/split_strategy.hpp"
-#include "aoe/jobs/gdat_report.hpp"
+#include "aoe/jobs/gdat/gdat_report.hpp"
 #include "aoe/jobs/job_skeleton.hpp"
 #include "aoe/repo/memory_repository.hpp"
 #include "aoe/search/by_name.hpp"

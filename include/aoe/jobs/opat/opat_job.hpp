@@ -13,7 +13,7 @@
 #include "aoe/graph/graph.hpp"
 #include "aoe/jobs/detail/transfer.hpp"
 #include "aoe/jobs/job_skeleton.hpp"
-#include "aoe/jobs/opat_report.hpp"
+#include "aoe/jobs/opat/opat_report.hpp"
 #include "aoe/jobs/parallel_measure.hpp"
 #include "aoe/jobs/tuned_model_writer.hpp"
 #include "aoe/repo/bank_key.hpp"
