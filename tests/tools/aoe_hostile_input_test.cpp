@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -90,28 +91,59 @@ TEST_CASE("aoe hostile: --seed is an integer in [0, 2^64-1], else a flag error (
   }
 }
 
+/// aoe's outputs (tuned model, reports) directly in `dir` that were written at or after `since`.
+std::vector<std::string> outputs_since(const fs::path& dir, fs::file_time_type since) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string n = e.path().filename().string();
+    const bool output = n.ends_with("_tune.json") || n.ends_with("_report.html") ||
+                        n.ends_with("_trace.json") || n.ends_with("_op_summary.csv");
+    std::error_code tec;
+    if (output && e.is_regular_file(tec) && e.last_write_time(tec) >= since) {
+      out.push_back(e.path().string());
+    }
+  }
+  return out;
+}
+
 TEST_CASE("aoe hostile: a model name never leads a file out of the workspace") {
-  for (const std::string name : {R"("/")", R"("../../x")", R"("a/../../b")", R"("..")"}) {
+  // The work directory lies five levels below the test's directory, so that a name climbing
+  // up to five levels would land where files_under() sees it; "/" and deeper climbs would
+  // land in / or the temporary directory, which are checked too.
+  const std::vector<std::string> names{
+      R"("/")",  R"("../../x")",          R"("a/../../b")",
+      R"("..")", R"("../../../../../c")", R"("../../../../../../../../d")"};
+  for (const std::string& name : names) {
     CAPTURE(name);
     const Dir dir("name");
+    const auto since = fs::file_time_type::clock::now() - std::chrono::seconds(2);
     const auto file = dir.write("model.json", model(name));
-    const auto r = aoe::test::run_aoe({"--model=" + file, "--job_type=2", "--budget=2"}, dir.env());
+    auto env = dir.env();
+    const fs::path work = dir.path / "l1" / "l2" / "l3" / "l4" / "work";
+    env["ASCEND_WORK_PATH"] = work.string();
+    const auto r = aoe::test::run_aoe({"--model=" + file, "--job_type=2", "--budget=2"}, env);
     INFO(r.err);
     REQUIRE(r.code == aoe_tool::exit_success);
     // Everything aoe wrote is under work/ (results, reports, workspace) or bank/; a report is
     // named after the sanitised model name, directly in work/.
-    const auto report = [](const std::string& f) {
-      return f.starts_with("work/") && f.find('/', 5) == std::string::npos &&
+    const std::string w = "l1/l2/l3/l4/work/";
+    const auto report = [&](const std::string& f) {
+      return f.starts_with(w) && f.find('/', w.size()) == std::string::npos &&
              (f.ends_with("_trace.json") || f.ends_with("_op_summary.csv") ||
               f.ends_with("_report.html"));
     };
     for (const auto& f : files_under(dir.path)) {
       CAPTURE(f);
-      CHECK((f == "model.json" || f.starts_with("work/aoe_workspace/") ||
-             f.starts_with("work/aoe_result_") || report(f) || f.starts_with("bank/")));
+      CHECK((f == "model.json" || f.starts_with(w + "aoe_workspace/") ||
+             f.starts_with(w + "aoe_result_") || report(f) || f.starts_with("bank/")));
+    }
+    for (const fs::path& outside : {fs::path("/"), fs::temp_directory_path()}) {
+      CAPTURE(outside);
+      CHECK(outputs_since(outside, since).empty());
     }
     bool tuned = false;
-    for (const auto& f : files_under(dir.path / "work" / "aoe_workspace")) {
+    for (const auto& f : files_under(work / "aoe_workspace")) {
       tuned = tuned || f.ends_with("_tune.json");
     }
     CHECK(tuned);

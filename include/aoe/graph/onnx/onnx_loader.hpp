@@ -7,6 +7,7 @@
 #define AOE_GRAPH_ONNX_ONNX_LOADER_HPP
 
 #include "aoe/core/error.hpp"
+#include "aoe/detail/child_process.hpp"
 #include "aoe/detail/read_input.hpp"
 #include "aoe/graph/graph.hpp"
 #include "aoe/graph/input_shape.hpp"
@@ -19,10 +20,10 @@
 #include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdint>
 #include <cstring>
@@ -48,6 +49,9 @@ inline constexpr std::int64_t onnx_max_opset = 17;
 struct OnnxOptions {
   InputShapes input_shapes{};  ///< `--input_shape`: static sizes of the model's inputs
   std::string name{};          ///< the graph's name; empty: the file's stem (or the graph's name)
+  /// How long the guarded shape inference (run in a child process where libonnx might crash)
+  /// may take before the child is killed and the load fails.
+  std::chrono::milliseconds inference_limit{std::chrono::minutes(5)};
 };
 
 namespace onnx_import::detail {
@@ -433,19 +437,18 @@ class OnnxReader {
       }
       ::_exit(0);
     }
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0) {
-      if (errno != EINTR) {
-        return fail(Errc::io_error, std::string("cannot wait for the guarded shape inference: ") +
-                                        std::strerror(errno));
-      }
+    auto end = aoe::detail::wait_child(pid, options_.inference_limit);
+    if (!end) return fail(Errc::io_error, "the guarded shape inference: " + end.error().message);
+    if (end->succeeded()) return {};
+    if (end->how == aoe::detail::ChildEnd::How::timed_out) {
+      return fail(Errc::schema_error,
+                  "the ONNX library's shape inference did not finish on this model (" +
+                      end->describe(options_.inference_limit) +
+                      ", in a child process; nothing else was affected)");
     }
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return {};
-    const std::string how = WIFSIGNALED(status)
-                                ? std::string("signal ") + ::strsignal(WTERMSIG(status))
-                                : "exit status " + std::to_string(WEXITSTATUS(status));
     return fail(Errc::schema_error,
-                "the ONNX library's shape inference crashed on this model (" + how +
+                "the ONNX library's shape inference crashed on this model (" +
+                    end->describe(options_.inference_limit) +
                     ", in a child process; nothing else was affected): the known cause is a "
                     "Conv, ConvTranspose or pool whose input rank does not fit its weight's rank "
                     "or its pads/strides/dilations/kernel_shape; check those nodes");
