@@ -8,6 +8,7 @@
 #include <aoe/graph/graph.hpp>
 #include <aoe/graph/model_format.hpp>
 
+#include <optional>
 #include <string>
 
 namespace aoe_tool {
@@ -24,6 +25,11 @@ namespace aoe_tool {
 
 /// Reads `--model` as a graph (JSON or ONNX).
 [[nodiscard]] aoe::Result<aoe::Graph> load_model(const CommonOptions& common);
+
+/// Reads `--model` as a graph for a job command: an error is printed on `io.err` and gives
+/// nothing, its exit code (model_exit_code) in `exit_code`.
+[[nodiscard]] std::optional<aoe::Graph> load_model(const CommonOptions& common, const Io& io,
+                                                   int& exit_code);
 
 /// Parses `bytes` (of `--model`) as a graph in `format`.
 [[nodiscard]] aoe::Result<aoe::Graph> parse_model(const CommonOptions& common,
