@@ -30,6 +30,7 @@
 #include <cstddef>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -612,62 +613,56 @@ struct ReportFiles {
   return write_file_atomically(file, text, false);
 }
 
+/// What a job's report files hold: the trace, the op_summary CSV (a job with operators) and the
+/// HTML page.
+struct ReportTexts {
+  boost::json::object trace;
+  std::optional<std::string> op_summary;  ///< none for GDAT (no operators)
+  std::string html;
+};
+
+/// Writes a job's report files next to `result_file`, named after its tuning name and timestamp
+/// (report_file_names): the trace, the op_summary when the job has one, the HTML page.
+[[nodiscard]] inline Result<ReportFiles> write_job_reports(const JobReportHead& r,
+                                                           const std::filesystem::path& result_file,
+                                                           const ReportTexts& texts) {
+  auto files = report_file_names(result_file.parent_path(), r.tuning_name, r.timestamp);
+  if (!texts.op_summary) files.op_summary.clear();
+  if (auto ok = write_report_file(files.trace, boost::json::serialize(texts.trace) + "\n"); !ok) {
+    return ok.error();
+  }
+  if (texts.op_summary) {
+    if (auto ok = write_report_file(files.op_summary, *texts.op_summary); !ok) return ok.error();
+  }
+  if (auto ok = write_report_file(files.html, texts.html); !ok) return ok.error();
+  return files;
+}
+
 /// OPAT's three files, next to `result_file`.
 [[nodiscard]] inline Result<ReportFiles> write_opat_reports(
     const Graph& graph, const OpatReport& r, const sim::Soc& soc,
     const std::filesystem::path& result_file) {
-  const auto files = report_file_names(result_file.parent_path(), r.tuning_name, r.timestamp);
   const ModelProfile profile = opat_profile(graph, r, soc);
-  if (auto ok = write_report_file(files.trace,
-                                  boost::json::serialize(trace_json(profile, "OPAT")) + "\n");
-      !ok) {
-    return ok.error();
-  }
-  if (auto ok = write_report_file(files.op_summary, op_summary_csv(profile, soc.split)); !ok) {
-    return ok.error();
-  }
-  if (auto ok =
-          write_report_file(files.html, opat_html(r, profile, result_file.filename().string()));
-      !ok) {
-    return ok.error();
-  }
-  return files;
+  return write_job_reports(r, result_file,
+                           {trace_json(profile, "OPAT"), op_summary_csv(profile, soc.split),
+                            opat_html(r, profile, result_file.filename().string())});
 }
 
 /// SGAT's three files (the subgraphs as the stream's executions).
 [[nodiscard]] inline Result<ReportFiles> write_sgat_reports(
     const SgatReport& r, const sim::Soc& soc, const std::filesystem::path& result_file) {
-  const auto files = report_file_names(result_file.parent_path(), r.tuning_name, r.timestamp);
   const ModelProfile profile = sgat_profile(r, soc.name);
-  if (auto ok = write_report_file(files.trace,
-                                  boost::json::serialize(trace_json(profile, "SGAT")) + "\n");
-      !ok) {
-    return ok.error();
-  }
-  if (auto ok = write_report_file(files.op_summary, op_summary_csv(profile, soc.split)); !ok) {
-    return ok.error();
-  }
-  if (auto ok =
-          write_report_file(files.html, sgat_html(r, profile, result_file.filename().string()));
-      !ok) {
-    return ok.error();
-  }
-  return files;
+  return write_job_reports(r, result_file,
+                           {trace_json(profile, "SGAT"), op_summary_csv(profile, soc.split),
+                            sgat_html(r, profile, result_file.filename().string())});
 }
 
 /// GDAT's trace and HTML (a step has no operators: no op_summary).
 [[nodiscard]] inline Result<ReportFiles> write_gdat_reports(
     const GdatReport& r, const std::filesystem::path& result_file) {
-  auto files = report_file_names(result_file.parent_path(), r.tuning_name, r.timestamp);
-  files.op_summary.clear();
-  if (auto ok = write_report_file(files.trace, boost::json::serialize(gdat_trace_json(r)) + "\n");
-      !ok) {
-    return ok.error();
-  }
-  if (auto ok = write_report_file(files.html, gdat_html(r, result_file.filename().string())); !ok) {
-    return ok.error();
-  }
-  return files;
+  return write_job_reports(
+      r, result_file,
+      {gdat_trace_json(r), std::nullopt, gdat_html(r, result_file.filename().string())});
 }
 
 }  // namespace aoe::report
