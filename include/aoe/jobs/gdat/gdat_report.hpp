@@ -9,9 +9,9 @@
 #include "aoe/core/error.hpp"
 #include "aoe/jobs/detail/result_file.hpp"
 #include "aoe/jobs/gdat/cluster.hpp"
+#include "aoe/jobs/gdat/gradient_fusion_bank.hpp"
 #include "aoe/jobs/gdat/iteration_model.hpp"
 #include "aoe/jobs/gdat/split_strategy.hpp"
-#include "aoe/repo/knowledge_bank.hpp"
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
@@ -79,13 +79,7 @@ namespace detail {
 inline double gdat_ms(double seconds) { return round6(seconds * 1e3); }
 
 inline boost::json::object gdat_split_json(const GdatSplit& s) {
-  boost::json::object o;
-  boost::json::array idx;
-  for (const auto e : s.split.ends) idx.push_back(static_cast<std::int64_t>(e));
-  boost::json::array size;
-  for (const auto p : s.by_size) size.push_back(p);
-  o["by_idx"] = std::move(idx);
-  o["by_size"] = std::move(size);
+  boost::json::object o = gdat::split_json(s.split, s.by_size);
   o["segments"] = static_cast<std::int64_t>(s.split.segments());
   o["iteration_time(ms)"] = gdat_ms(s.seconds);
   return o;
