@@ -232,42 +232,41 @@ TEST_CASE("aoe (process): report files that cannot be written do not hide the jo
   }
   // Files over 8 KiB cannot be written (EFBIG; SIGXFSZ ignored): the result file, the tuned
   // model and the bank fit, the HTML report (its style sheet alone is larger) does not.
-  const auto small_files = [] {
-    ::signal(SIGXFSZ, SIG_IGN);
-    const rlimit limit{8192, 8192};
-    ::setrlimit(RLIMIT_FSIZE, &limit);
+  struct Ended {
+    int code = 0;
+    std::string err;
+    std::string result;
+  };
+  const auto run_small_files = [&](const std::string& tag, const std::string& model) {
+    TempDir dir(tag);
+    const fs::path err = dir.path() / "stderr.txt";
+    const pid_t child = spawn_opat(binary, dir, write_text(dir.path() / "model.json", model),
+                                   {.args = {"--budget=2"}, .stderr_file = err, .before_exec = [] {
+                                      ::signal(SIGXFSZ, SIG_IGN);
+                                      const rlimit limit{8192, 8192};
+                                      ::setrlimit(RLIMIT_FSIZE, &limit);
+                                    }});
+    REQUIRE(child > 0);
+    const int code = aoe::test::wait_aoe(child);
+    return Ended{code, aoe::test::read_text(err), opat_result_text(dir.path())};
   };
   SUBCASE("some operators failed: exit 6 stays, the report's failure is a warning") {
-    TempDir dir("cli_report_failed_ops");
     std::string text = small_model;
     text.replace(text.find("\"BiasAdd\""), 9, "\"Frobnicate\"");
-    const auto model = write_text(dir.path() / "unknown.json", text);
-    const fs::path err = dir.path() / "stderr.txt";
-    const pid_t child =
-        spawn_opat(binary, dir, model,
-                   {.args = {"--budget=2"}, .stderr_file = err, .before_exec = small_files});
-    REQUIRE(child > 0);
-    CHECK(aoe::test::wait_aoe(child) == aoe_tool::exit_ops_failed);
-    const std::string e = aoe::test::read_text(err);
-    INFO(e);
-    CHECK(e.find("Frobnicate") != std::string::npos);
-    CHECK(e.find("aoe: warning: --report: cannot write") != std::string::npos);
-    CHECK(e.find("_report.html") != std::string::npos);
-    CHECK(opat_result_text(dir.path()).find("\"tuning failed\"") != std::string::npos);
+    const Ended r = run_small_files("cli_report_failed_ops", text);
+    INFO(r.err);
+    CHECK(r.code == aoe_tool::exit_ops_failed);
+    CHECK(r.err.find("Frobnicate") != std::string::npos);
+    CHECK(r.err.find("aoe: warning: --report: cannot write") != std::string::npos);
+    CHECK(r.err.find("_report.html") != std::string::npos);
+    CHECK(r.result.find("\"tuning failed\"") != std::string::npos);
   }
   SUBCASE("the job succeeded: the report's failure is exit 5") {
-    TempDir dir("cli_report_failed");
-    const auto model = write_text(dir.path() / "small.json", small_model);
-    const fs::path err = dir.path() / "stderr.txt";
-    const pid_t child =
-        spawn_opat(binary, dir, model,
-                   {.args = {"--budget=2"}, .stderr_file = err, .before_exec = small_files});
-    REQUIRE(child > 0);
-    CHECK(aoe::test::wait_aoe(child) == aoe_tool::exit_bank);
-    const std::string e = aoe::test::read_text(err);
-    INFO(e);
-    CHECK(e.find("aoe: --report: cannot write") != std::string::npos);
-    CHECK(opat_result_text(dir.path()).find("\"tuning successful\"") != std::string::npos);
+    const Ended r = run_small_files("cli_report_failed", small_model);
+    INFO(r.err);
+    CHECK(r.code == aoe_tool::exit_bank);
+    CHECK(r.err.find("aoe: --report: cannot write") != std::string::npos);
+    CHECK(r.result.find("\"tuning successful\"") != std::string::npos);
   }
 }
 

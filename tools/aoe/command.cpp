@@ -5,6 +5,24 @@
 
 namespace aoe_tool {
 
+bool task_progress(const TaskEvent& e, bool bar, int verbosity, const Io& io) {
+  if (e.finished && e.error != nullptr) {
+    // Every failure reason reaches stderr, whatever --log says (exit 6 says why there).
+    io.err << "aoe: " << e.what << " " << e.name << " failed: " << *e.error << "\n";
+  }
+  if (bar) {
+    draw_progress(io.out, e.index + (e.finished ? 1 : 0), e.count, std::string(e.bar_label));
+    return false;
+  }
+  if (!e.finished || verbosity < 2) return false;
+  io.out << "[" << (e.index + 1) << "/" << e.count << "] " << e.name << ": ";
+  if (e.error != nullptr) {
+    io.out << "failed: " << *e.error << std::endl;
+    return false;
+  }
+  return true;
+}
+
 int job_failed(const aoe::ErrorInfo& error, const std::filesystem::path& partial_file,
                std::string_view so_far, int code, const Io& io) {
   if (error.code == aoe::make_error_code(aoe::Errc::interrupted)) {

@@ -121,6 +121,25 @@ void set_common_options(JobOptions& o, const Budget& budget, const CommonOptions
   }
 }
 
+/// One task's event in a job that tunes tasks one after another (OPAT's operators, SGAT's
+/// subgraphs), as the progress output shows it.
+struct TaskEvent {
+  std::size_t index = 0;               ///< of the task, from 0
+  std::size_t count = 0;               ///< tasks in the job
+  bool finished = false;               ///< the task ended (else it starts)
+  std::string_view bar_label;          ///< beside the progress bar
+  std::string what;                    ///< "operator", "subgraph": in a failure's message on stderr
+  std::string name;                    ///< the task as its line names it: "fc/MatMul (MatMul)"
+  const std::string* error = nullptr;  ///< the reason, when the finished task failed
+};
+
+/// The progress output every task shares: a failure goes to `io.err` ("aoe: <what> <name>
+/// failed: <reason>", whatever --log says); with the progress bar (`bar`) the bar is drawn;
+/// otherwise a finished task's line starts at --log=info or debug ("[i/n] <name>: ", and for a
+/// failed task "failed: <reason>" and its end). True when the caller writes the rest of the
+/// task's line and ends it (flushed: a pipe or a log file sees each task as it ends).
+bool task_progress(const TaskEvent& e, bool bar, int verbosity, const Io& io);
+
 /// The exit code of a job that returned `error`: an interruption says on `io.err` that
 /// `partial_file` holds `so_far` ("the operators tuned so far") and is exit_interrupted; any
 /// other error is printed and is `code`.

@@ -99,23 +99,15 @@ std::function<void(const aoe::OpatEvent&)> opat_progress(const CommonOptions& co
   const int verbosity = common.verbosity();
   const bool bar = io.interactive && common.progress_bar == "on";
   return [&io, verbosity, bar](const aoe::OpatEvent& e) {
-    if (e.kind == aoe::OpatEvent::Kind::finished && e.op != nullptr && e.op->failed()) {
-      // Every failure reason reaches stderr, whatever --log says (exit 6 says why there).
-      io.err << "aoe: operator " << e.op_name << " (" << e.op_type << ") failed: " << e.op->error
-             << "\n";
-    }
-    if (bar) {
-      const std::size_t done = e.index + (e.kind == aoe::OpatEvent::Kind::finished ? 1 : 0);
-      draw_progress(io.out, done, e.count, e.op_type);
-      return;
-    }
-    if (e.kind != aoe::OpatEvent::Kind::finished || verbosity < 2 || e.op == nullptr) return;
-    io.out << "[" << (e.index + 1) << "/" << e.count << "] " << e.op_name << " (" << e.op_type
-           << "): ";
-    if (e.op->failed()) {
-      io.out << "failed: " << e.op->error << std::endl;
-      return;
-    }
+    const bool finished = e.kind == aoe::OpatEvent::Kind::finished && e.op != nullptr;
+    const aoe_tool::TaskEvent task{.index = e.index,
+                                   .count = e.count,
+                                   .finished = finished,
+                                   .bar_label = e.op_type,
+                                   .what = "operator",
+                                   .name = e.op_name + " (" + e.op_type + ")",
+                                   .error = finished && e.op->failed() ? &e.op->error : nullptr};
+    if (!task_progress(task, bar, verbosity, io)) return;
     for (const auto& k : e.op->kinds) {
       io.out << aoe::to_string(k.kind) << " " << aoe::to_string(k.outcome) << " "
              << fixed(k.before_us, 3) << " us -> " << fixed(k.after_us, 3) << " us";

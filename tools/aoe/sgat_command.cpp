@@ -29,24 +29,17 @@ std::function<void(const aoe::SgatEvent&)> sgat_progress(const CommonOptions& co
   const int verbosity = common.verbosity();
   const bool bar = io.interactive && common.progress_bar == "on";
   return [&io, verbosity, bar](const aoe::SgatEvent& e) {
-    if (e.kind == aoe::SgatEvent::Kind::finished && e.subgraph != nullptr && e.subgraph->failed()) {
-      // Every failure reason reaches stderr, whatever --log says (exit 6 says why there).
-      io.err << "aoe: subgraph " << e.subgraph->name << " failed: " << e.subgraph->error << "\n";
-    }
-    if (bar) {
-      const std::size_t done = e.index + (e.kind == aoe::SgatEvent::Kind::finished ? 1 : 0);
-      draw_progress(io.out, done, e.count, e.name);
-      return;
-    }
-    if (e.kind != aoe::SgatEvent::Kind::finished || verbosity < 2 || e.subgraph == nullptr) {
-      return;
-    }
+    const bool finished = e.kind == aoe::SgatEvent::Kind::finished && e.subgraph != nullptr;
+    const aoe_tool::TaskEvent task{
+        .index = e.index,
+        .count = e.count,
+        .finished = finished,
+        .bar_label = e.name,
+        .what = "subgraph",
+        .name = finished ? e.subgraph->name : e.name,
+        .error = finished && e.subgraph->failed() ? &e.subgraph->error : nullptr};
+    if (!task_progress(task, bar, verbosity, io)) return;
     const auto& s = *e.subgraph;
-    io.out << "[" << (e.index + 1) << "/" << e.count << "] " << s.name << ": ";
-    if (s.failed()) {
-      io.out << "failed: " << s.error << std::endl;
-      return;
-    }
     io.out << aoe::to_string(s.outcome) << " " << fixed(s.before_ms * 1e3, 3) << " us -> "
            << fixed(s.after_ms * 1e3, 3) << " us, repo_key " << s.repo_key;
     if (verbosity >= 3) {

@@ -60,17 +60,41 @@ inline std::string duration_text(double us) {
   return us >= 1000 ? html::num(us / 1000, 3) + " ms" : html::num(us, 1) + " us";
 }
 
-inline std::string repo_cards(std::size_t add, std::size_t hit, std::size_t reserved,
-                              std::size_t unsatisfied, std::size_t update, std::size_t failed) {
-  std::string s = "<div class=\"cards\">";
-  s += html::card("repo-add", std::to_string(add), "add (new, written)");
-  s += html::card("repo-hit", std::to_string(hit), "hit (in the bank, used)");
-  s += html::card("repo-reserved", std::to_string(reserved), "reserved (bank entry kept)");
-  s += html::card("repo-unsatisfied", std::to_string(unsatisfied),
+/// "Repository summary": a card per outcome of the job's bank accounting (`r.count(outcome)`).
+template <class Report>
+std::string repo_summary_html(const Report& r) {
+  using O = JobOutcome;
+  const std::size_t failed = r.count(O::failed);
+  std::string s = "</div><h2>Repository summary</h2><div class=\"cards\">";
+  s += html::card("repo-add", std::to_string(r.count(O::add)), "add (new, written)");
+  s += html::card("repo-hit", std::to_string(r.count(O::hit)), "hit (in the bank, used)");
+  s += html::card("repo-reserved", std::to_string(r.count(O::reserved)),
+                  "reserved (bank entry kept)");
+  s += html::card("repo-unsatisfied", std::to_string(r.count(O::unsatisfied)),
                   "unsatisfied (no better than default)");
-  s += html::card("repo-update", std::to_string(update), "update (re-tuned, better)");
+  s += html::card("repo-update", std::to_string(r.count(O::update)), "update (re-tuned, better)");
   s += html::card("repo-failed", std::to_string(failed), "failed", failed > 0 ? "bad" : "");
   return s + "</div>";
+}
+
+/// A job page's title ("<job> report: <name>" and its badge) and subtitle ("<what>, <timestamp>,
+/// result file <file>, <status>"), then the opening of its cards: the model (or iteration) time
+/// before and after tuning (`unit` in the labels) and the improvement.
+inline std::string page_head(std::string_view job, std::string_view badge, const std::string& what,
+                             const JobReportHead& r, const std::string& status,
+                             std::string_view result_file, double before, double after,
+                             const std::string& improvement, std::string_view before_label,
+                             std::string_view after_label) {
+  std::string b = "<h1>" + std::string(job) + " report: " + html::escape(r.tuning_name) +
+                  " <span class=\"badge\">" + std::string(badge) + "</span></h1>";
+  b += "<p class=\"sub\">" + what + ", " + html::escape(r.timestamp) + ", result file <code>" +
+       html::escape(result_file) + "</code>, " + html::escape(status) + "</p>";
+  b += "<div class=\"cards\">";
+  b += html::card("baseline-ms", html::num(before, 6), before_label);
+  b += html::card("result-ms", html::num(after, 6), after_label);
+  b += html::card("improvement", improvement, "improvement (before / after - 1)",
+                  after < before ? "good" : "");
+  return b;
 }
 
 }  // namespace detail
@@ -280,29 +304,19 @@ inline constexpr std::size_t table_operators = 500;
 /// The OPAT job's page. `result_file` is the name shown; `profile` from `opat_profile`.
 [[nodiscard]] inline std::string opat_html(const OpatReport& r, const ModelProfile& profile,
                                            std::string_view result_file) {
-  std::string b;
-  b += "<h1>OPAT report: " + html::escape(r.tuning_name) +
-       " <span class=\"badge\">simulated: " + html::escape(profile.soc) +
-       " timing model</span></h1>";
-  b += "<p class=\"sub\">Operator tuning, " + html::escape(r.timestamp) + ", result file <code>" +
-       html::escape(result_file) + "</code>, " + html::escape(r.status_text()) + "</p>";
   const double before = r.baseline_ms(), after = r.result_ms();
+  std::string b =
+      detail::page_head("OPAT", "simulated: " + html::escape(profile.soc) + " timing model",
+                        "Operator tuning", r, r.status_text(), result_file, before, after,
+                        aoe::detail::percent(OpatReport::improvement(before, after)),
+                        "model before tuning (ms)", "model after tuning (ms)");
   std::size_t evaluations = 0;
   for (const auto& op : r.operators) evaluations += op.evaluations;
-  b += "<div class=\"cards\">";
-  b += html::card("baseline-ms", html::num(before, 6), "model before tuning (ms)");
-  b += html::card("result-ms", html::num(after, 6), "model after tuning (ms)");
-  b += html::card("improvement", aoe::detail::percent(OpatReport::improvement(before, after)),
-                  "improvement (before / after - 1)", after < before ? "good" : "");
   b += html::card("saved-ms", html::num(before - after, 6), "time saved (ms)");
   b += html::card("operators", std::to_string(r.total()), "operators tuned or hit");
   b += html::card("evaluations", std::to_string(evaluations), "candidates measured");
   b += html::card("tuning-seconds", html::num(r.tuning_seconds, 1), "tuning time (s)");
-  b += "</div>";
-  b += "<h2>Repository summary</h2>";
-  b += detail::repo_cards(r.count(OpatOutcome::add), r.count(OpatOutcome::hit),
-                          r.count(OpatOutcome::reserved), r.count(OpatOutcome::unsatisfied),
-                          r.count(OpatOutcome::update), r.count(OpatOutcome::failed));
+  b += detail::repo_summary_html(r);
 
   b += "<h2 id=\"timeline\">Timeline before and after tuning</h2>";
   b += "<div class=\"legend\"><span><i style=\"background:#0072B2\"></i>compute bound</span>"
@@ -414,28 +428,19 @@ inline constexpr std::size_t table_operators = 500;
 /// The SGAT job's page.
 [[nodiscard]] inline std::string sgat_html(const SgatReport& r, const ModelProfile& profile,
                                            std::string_view result_file) {
-  std::string b;
-  b += "<h1>SGAT report: " + html::escape(r.tuning_name) +
-       " <span class=\"badge\">simulated: " + html::escape(profile.soc) +
-       " timing model</span></h1>";
-  b += "<p class=\"sub\">Subgraph tuning, " + html::escape(r.timestamp) + ", result file <code>" +
-       html::escape(result_file) + "</code>, " + html::escape(r.status_text()) + "</p>";
   const double before = r.baseline_ms, after = r.result_ms();
+  std::string b =
+      detail::page_head("SGAT", "simulated: " + html::escape(profile.soc) + " timing model",
+                        "Subgraph tuning", r, r.status_text(), result_file, before, after,
+                        sgat_percent(SgatReport::improvement(before, after)),
+                        "model before tuning (ms)", "model after tuning (ms)");
   std::size_t evaluations = 0;
   for (const auto& s : r.subgraphs) evaluations += s.evaluations;
-  b += "<div class=\"cards\">";
-  b += html::card("baseline-ms", html::num(before, 6), "model before tuning (ms)");
-  b += html::card("result-ms", html::num(after, 6), "model after tuning (ms)");
-  b += html::card("improvement", sgat_percent(SgatReport::improvement(before, after)),
-                  "improvement (before / after - 1)", after < before ? "good" : "");
   b += html::card("saved-ms", html::num(before - after, 6), "time saved (ms)");
   b += html::card("subgraphs", std::to_string(r.total()), "subgraphs");
   b += html::card("evaluations", std::to_string(evaluations), "strategies measured");
   b += html::card("tuning-seconds", html::num(r.tuning_seconds, 1), "tuning time (s)");
-  b += "</div><h2>Repository summary</h2>";
-  b += detail::repo_cards(r.count(SgatOutcome::add), r.count(SgatOutcome::hit),
-                          r.count(SgatOutcome::reserved), r.count(SgatOutcome::unsatisfied),
-                          r.count(SgatOutcome::update), r.count(SgatOutcome::failed));
+  b += detail::repo_summary_html(r);
   b += "<h2 id=\"timeline\">Timeline before and after tuning</h2>";
   b += timeline_svg(profile);
   std::vector<const SgatSubgraphReport*> order;
@@ -532,29 +537,21 @@ inline std::string split_row(std::string_view name, const GdatSplit& s, const Gd
 
 /// The GDAT job's page.
 [[nodiscard]] inline std::string gdat_html(const GdatReport& r, std::string_view result_file) {
-  std::string b;
-  b += "<h1>GDAT report: " + html::escape(r.tuning_name) +
-       " <span class=\"badge\">simulated: iteration model</span></h1>";
-  b += "<p class=\"sub\">Gradient split tuning on " + std::to_string(r.cluster.devices) +
-       " devices, " + html::escape(r.timestamp) + ", result file <code>" +
-       html::escape(result_file) + "</code>, " + html::escape(r.status_text()) + "</p>";
   const double before = r.baseline.seconds * 1e3;
   const double after = r.result ? r.result->seconds * 1e3 : before;
-  b += "<div class=\"cards\">";
-  b += html::card("baseline-ms", html::num(before, 6), "iteration, default split (ms)");
-  b += html::card("result-ms", html::num(after, 6), "iteration, tuned split (ms)");
-  b += html::card("improvement", aoe::detail::percent(GdatReport::improvement(before, after)),
-                  "improvement (before / after - 1)", after < before ? "good" : "");
+  std::string b = detail::page_head(
+      "GDAT", "simulated: iteration model",
+      "Gradient split tuning on " + std::to_string(r.cluster.devices) + " devices", r,
+      r.status_text(), result_file, before, after,
+      aoe::detail::percent(GdatReport::improvement(before, after)), "iteration, default split (ms)",
+      "iteration, tuned split (ms)");
   b += html::card("optimum-ms", html::num(r.optimum.seconds * 1e3, 6),
                   "dynamic programme's optimum (ms)");
   b += html::card("gap", html::percent(r.gap(r.result ? r.result->seconds : r.baseline.seconds)),
                   "gap to the optimum");
   b += html::card("evaluations", std::to_string(r.evaluations), "splits evaluated");
   b += html::card("source", r.strategy_source.empty() ? "-" : r.strategy_source, "result from");
-  b += "</div><h2>Repository summary</h2>";
-  const auto n = [&](GdatOutcome o) { return r.count(o); };
-  b += detail::repo_cards(n(GdatOutcome::add), n(GdatOutcome::hit), n(GdatOutcome::reserved),
-                          n(GdatOutcome::unsatisfied), n(GdatOutcome::update), 0);
+  b += detail::repo_summary_html(r);
   b += "<h2 id=\"timeline\">Gradient timeline and all-reduce segments</h2>";
   b += "<div class=\"legend\"><span><i style=\"background:#56B4E9\"></i>forward</span><span><i "
        "style=\"background:#0072B2\"></i>backward</span><span><i "

@@ -111,6 +111,29 @@ inline double round6(double v) { return std::round(v * 1e6) / 1e6; }
   return root;
 }
 
+/// The "basic" part of a job's result file: its tuning name and, once `complete`, the tuning
+/// time in whole seconds.
+[[nodiscard]] inline boost::json::object basic_json(const JobReportHead& r, bool complete) {
+  boost::json::object basic;
+  basic["tuning_name"] = r.tuning_name;
+  if (complete) {
+    basic["tuning_time(s)"] = static_cast<std::int64_t>(std::llround(r.tuning_seconds));
+  }
+  return basic;
+}
+
+/// Sets `key` of `job` to the names (`name(task)`) of the tasks that failed, when any did
+/// ("tuning_failed_operators", "tuning_failed_subgraphs").
+template <class Tasks, class Name>
+void add_failed_names(boost::json::object& job, std::string_view key, const Tasks& tasks,
+                      Name name) {
+  boost::json::array failed;
+  for (const auto& t : tasks) {
+    if (t.failed()) failed.push_back(boost::json::string(name(t)));
+  }
+  if (!failed.empty()) job[key] = std::move(failed);
+}
+
 /// "repo_summary": the number of entries added, hit, reserved, unsatisfied and updated, and the
 /// total, counted by the report's `count(Outcome)`.
 template <class Outcome, class Report>

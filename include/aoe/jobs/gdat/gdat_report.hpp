@@ -91,11 +91,6 @@ inline boost::json::object gdat_split_json(const GdatSplit& s) {
 [[nodiscard]] inline boost::json::object to_json(const GdatReport& r) {
   using boost::json::array;
   using boost::json::object;
-  object basic;
-  basic["tuning_name"] = r.tuning_name;
-  if (r.complete()) {
-    basic["tuning_time(s)"] = static_cast<std::int64_t>(std::llround(r.tuning_seconds));
-  }
   object g;
   g["model_baseline_performance(ms)"] = detail::gdat_ms(r.baseline.seconds);
   if (r.complete()) {
@@ -158,7 +153,8 @@ inline boost::json::object gdat_split_json(const GdatSplit& s) {
   }
   g["repo_summary"] = detail::repo_summary<GdatOutcome>(r, r.outcome ? 1 : 0);
 
-  return detail::report_envelope(r.timestamp, r.tid, std::move(basic), "GDAT", std::move(g));
+  return detail::report_envelope(r.timestamp, r.tid, detail::basic_json(r, r.complete()), "GDAT",
+                                 std::move(g));
 }
 
 /// The result file's name: aoe_result_gdat_${timestamp}_${pid}.json.

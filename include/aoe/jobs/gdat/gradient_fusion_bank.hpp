@@ -41,6 +41,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -48,6 +49,7 @@
 #include <sstream>
 #include <string>
 #include <system_error>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -228,19 +230,27 @@ inline Result<GradientFusionFile::Contents> GradientFusionFile::parse(
   const auto corrupt = [&](const std::string& where, const std::string& what) {
     return aoe::detail::corrupt_bank_file(bank, file.string() + ": " + where, what);
   };
-  // Each element of the array `obj[key]` (at `at`) through `read`, which says whether it is one.
-  const auto each = [&](const boost::json::object& obj, const char* key, const std::string& at,
-                        const std::string& expected, const std::string& element,
-                        const auto& read) -> Result<void> {
+  // The array `obj[key]` (at `at`) into `into`: numbers, or integers of at least `min`.
+  const auto array = [&]<class T>(const boost::json::object& obj, const char* key,
+                                  const std::string& at, const std::string& expected,
+                                  const std::string& element, std::vector<T>& into,
+                                  std::int64_t min) -> Result<void> {
     const auto* a = obj.if_contains(key);
     if (a == nullptr || !a->is_array()) return corrupt(at + "/" + key, expected);
     for (std::size_t k = 0; k < a->as_array().size(); ++k) {
-      if (!read(a->as_array()[k])) {
+      const auto& v = a->as_array()[k];
+      if (std::is_floating_point_v<T> ? !v.is_number() : (!v.is_int64() || v.as_int64() < min)) {
         return corrupt(at + "/" + key + "/" + std::to_string(k), element);
+      }
+      if constexpr (std::is_floating_point_v<T>) {
+        into.push_back(v.to_number<double>());
+      } else {
+        into.push_back(static_cast<T>(v.as_int64()));
       }
     }
     return {};
   };
+  constexpr auto any = std::numeric_limits<std::int64_t>::min();
   auto parsed = aoe::detail::parse_bank_json(bank, bytes, file);
   if (!parsed) return parsed.error();
   boost::json::value root = std::move(*parsed);
@@ -300,27 +310,17 @@ inline Result<GradientFusionFile::Contents> GradientFusionFile::parse(
     const std::string sptr = ptr + "/openaoe/split_strategy";
     if (split == nullptr || !split->is_object()) return corrupt(sptr, "expected an object");
     const auto& so = split->as_object();
-    if (const auto* idx = so.if_contains("by_idx");
-        idx && idx->is_array() && idx->as_array().empty()) {
+    const auto* idx = so.if_contains("by_idx");
+    if (idx != nullptr && idx->is_array() && idx->as_array().empty()) {
       return corrupt(sptr + "/by_idx", "expected a non-empty array of gradient indices");
     }
-    if (auto ok = each(so, "by_idx", sptr, "expected a non-empty array of gradient indices",
-                       "expected a gradient index",
-                       [&](const boost::json::value& v) {
-                         if (!v.is_int64() || v.as_int64() < 0) return false;
-                         r.split.ends.push_back(static_cast<std::size_t>(v.as_int64()));
-                         return true;
-                       });
+    if (auto ok = array(so, "by_idx", sptr, "expected a non-empty array of gradient indices",
+                        "expected a gradient index", r.split.ends, 0);
         !ok) {
       return ok.error();
     }
-    if (auto ok =
-            each(so, "by_size", sptr, "expected an array of percentages", "expected a percentage",
-                 [&](const boost::json::value& v) {
-                   if (!v.is_number()) return false;
-                   r.by_size.push_back(v.to_number<double>());
-                   return true;
-                 });
+    if (auto ok = array(so, "by_size", sptr, "expected an array of percentages",
+                        "expected a percentage", r.by_size, any);
         !ok) {
       return ok.error();
     }
@@ -329,23 +329,13 @@ inline Result<GradientFusionFile::Contents> GradientFusionFile::parse(
     if (value == nullptr || !value->is_object()) {
       return corrupt(vptr, "expected {\"gradientTime\": [...], \"gradientSize\": [...]}");
     }
-    if (auto ok = each(value->as_object(), "gradientTime", vptr, "expected an array of times",
-                       "expected a number",
-                       [&](const boost::json::value& v) {
-                         if (!v.is_number()) return false;
-                         r.gradient_time_us.push_back(v.to_number<double>());
-                         return true;
-                       });
+    if (auto ok = array(value->as_object(), "gradientTime", vptr, "expected an array of times",
+                        "expected a number", r.gradient_time_us, any);
         !ok) {
       return ok.error();
     }
-    if (auto ok = each(value->as_object(), "gradientSize", vptr, "expected an array of sizes",
-                       "expected an integer",
-                       [&](const boost::json::value& v) {
-                         if (!v.is_int64()) return false;
-                         r.gradient_size.push_back(v.as_int64());
-                         return true;
-                       });
+    if (auto ok = array(value->as_object(), "gradientSize", vptr, "expected an array of sizes",
+                        "expected an integer", r.gradient_size, any);
         !ok) {
       return ok.error();
     }

@@ -95,11 +95,6 @@ struct SgatReport : JobReportHead {
 [[nodiscard]] inline boost::json::object to_json(const SgatReport& r) {
   using boost::json::array;
   using boost::json::object;
-  object basic;
-  basic["tuning_name"] = r.tuning_name;
-  if (r.complete()) {
-    basic["tuning_time(s)"] = static_cast<std::int64_t>(std::llround(r.tuning_seconds));
-  }
   object sgat;
   sgat["model_baseline_performance(ms)"] = detail::round6(r.baseline_ms);
   if (r.complete()) {
@@ -124,13 +119,10 @@ struct SgatReport : JobReportHead {
   sgat["repo_modified_subgraphs"] = std::move(modified);
   sgat["repo_summary"] = detail::repo_summary<SgatOutcome>(r, r.total());
   if (r.status_text() != "tuning successful") sgat["sgat_tuning_result"] = r.status_text();
-  array failed;
-  for (const auto& s : r.subgraphs) {
-    if (s.failed()) failed.push_back(boost::json::string(s.name));
-  }
-  if (!failed.empty()) sgat["tuning_failed_subgraphs"] = std::move(failed);
-
-  return detail::report_envelope(r.timestamp, r.tid, std::move(basic), "SGAT", std::move(sgat));
+  detail::add_failed_names(sgat, "tuning_failed_subgraphs", r.subgraphs,
+                           [](const auto& s) { return s.name; });
+  return detail::report_envelope(r.timestamp, r.tid, detail::basic_json(r, r.complete()), "SGAT",
+                                 std::move(sgat));
 }
 
 /// The result file's name: aoe_result_sgat_${timestamp}_${pid}.json.
