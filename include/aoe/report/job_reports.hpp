@@ -258,6 +258,27 @@ inline constexpr std::size_t timeline_operators = 2000;
 
 namespace detail {
 
+/// OPAT's and SGAT's page head: page_head with the model's times (`before`, `after`, in ms),
+/// then the time saved, the tasks (`tasks`: the operators or subgraphs, each with its
+/// `evaluations`), the candidates measured, the tuning time and the repository summary.
+template <class Report, class Tasks>
+std::string model_page_head(const Report& r, std::string_view job, const std::string& what,
+                            std::string_view soc, std::string_view result_file, double before,
+                            double after, const std::string& improvement, const Tasks& tasks,
+                            std::string_view tasks_id, std::string_view tasks_label,
+                            std::string_view evaluations_label) {
+  std::string b = page_head(job, "simulated: " + html::escape(soc) + " timing model", what, r,
+                            r.status_text(), result_file, before, after, improvement,
+                            "model before tuning (ms)", "model after tuning (ms)");
+  std::size_t evaluations = 0;
+  for (const auto& t : tasks) evaluations += t.evaluations;
+  b += html::card("saved-ms", html::num(before - after, 6), "time saved (ms)");
+  b += html::card(tasks_id, std::to_string(r.total()), tasks_label);
+  b += html::card("evaluations", std::to_string(evaluations), evaluations_label);
+  b += html::card("tuning-seconds", html::num(r.tuning_seconds, 1), "tuning time (s)");
+  return b + repo_summary_html(r);
+}
+
 /// A row of OPAT's ranked table: the operator before (`ob`) and after (`oa`), its report.
 inline std::string opat_table_row(std::size_t rank, const OpExecution& ob, const OpExecution& oa,
                                   const OpatOperatorReport* rep, double max_us) {
@@ -305,19 +326,10 @@ inline constexpr std::size_t table_operators = 500;
 [[nodiscard]] inline std::string opat_html(const OpatReport& r, const ModelProfile& profile,
                                            std::string_view result_file) {
   const double before = r.baseline_ms(), after = r.result_ms();
-  std::string b =
-      detail::page_head("OPAT", "simulated: " + html::escape(profile.soc) + " timing model",
-                        "Operator tuning", r, r.status_text(), result_file, before, after,
-                        aoe::detail::percent(OpatReport::improvement(before, after)),
-                        "model before tuning (ms)", "model after tuning (ms)");
-  std::size_t evaluations = 0;
-  for (const auto& op : r.operators) evaluations += op.evaluations;
-  b += html::card("saved-ms", html::num(before - after, 6), "time saved (ms)");
-  b += html::card("operators", std::to_string(r.total()), "operators tuned or hit");
-  b += html::card("evaluations", std::to_string(evaluations), "candidates measured");
-  b += html::card("tuning-seconds", html::num(r.tuning_seconds, 1), "tuning time (s)");
-  b += detail::repo_summary_html(r);
-
+  std::string b = detail::model_page_head(
+      r, "OPAT", "Operator tuning", profile.soc, result_file, before, after,
+      aoe::detail::percent(OpatReport::improvement(before, after)), r.operators, "operators",
+      "operators tuned or hit", "candidates measured");
   b += "<h2 id=\"timeline\">Timeline before and after tuning</h2>";
   b += "<div class=\"legend\"><span><i style=\"background:#0072B2\"></i>compute bound</span>"
        "<span><i style=\"background:#E69F00\"></i>memory bound</span><span><i "
@@ -430,17 +442,9 @@ inline constexpr std::size_t table_operators = 500;
                                            std::string_view result_file) {
   const double before = r.baseline_ms, after = r.result_ms();
   std::string b =
-      detail::page_head("SGAT", "simulated: " + html::escape(profile.soc) + " timing model",
-                        "Subgraph tuning", r, r.status_text(), result_file, before, after,
-                        sgat_percent(SgatReport::improvement(before, after)),
-                        "model before tuning (ms)", "model after tuning (ms)");
-  std::size_t evaluations = 0;
-  for (const auto& s : r.subgraphs) evaluations += s.evaluations;
-  b += html::card("saved-ms", html::num(before - after, 6), "time saved (ms)");
-  b += html::card("subgraphs", std::to_string(r.total()), "subgraphs");
-  b += html::card("evaluations", std::to_string(evaluations), "strategies measured");
-  b += html::card("tuning-seconds", html::num(r.tuning_seconds, 1), "tuning time (s)");
-  b += detail::repo_summary_html(r);
+      detail::model_page_head(r, "SGAT", "Subgraph tuning", profile.soc, result_file, before, after,
+                              sgat_percent(SgatReport::improvement(before, after)), r.subgraphs,
+                              "subgraphs", "subgraphs", "strategies measured");
   b += "<h2 id=\"timeline\">Timeline before and after tuning</h2>";
   b += timeline_svg(profile);
   std::vector<const SgatSubgraphReport*> order;

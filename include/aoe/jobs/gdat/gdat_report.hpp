@@ -153,8 +153,7 @@ inline boost::json::object gdat_split_json(const GdatSplit& s) {
   }
   g["repo_summary"] = detail::repo_summary<GdatOutcome>(r, r.outcome ? 1 : 0);
 
-  return detail::report_envelope(r.timestamp, r.tid, detail::basic_json(r, r.complete()), "GDAT",
-                                 std::move(g));
+  return detail::job_result_json(r, r.complete(), "GDAT", std::move(g));
 }
 
 /// The result file's name: aoe_result_gdat_${timestamp}_${pid}.json.

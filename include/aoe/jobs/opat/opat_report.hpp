@@ -119,12 +119,10 @@ struct OpatReport : JobReportHead {
   using boost::json::array;
   using boost::json::object;
   object opat;
-  opat["model_baseline_performance(ms)"] = detail::round6(r.baseline_ms());
-  if (r.finished && !r.interrupted) {
-    opat["model_performance_improvement"] =
-        detail::percent(OpatReport::improvement(r.baseline_ms(), r.result_ms()));
-    opat["model_result_performance(ms)"] = detail::round6(r.result_ms());
-  }
+  const bool complete = r.finished && !r.interrupted;
+  detail::model_performance_json(
+      opat, r.baseline_ms(), r.result_ms(), complete,
+      detail::percent(OpatReport::improvement(r.baseline_ms(), r.result_ms())));
   opat["opat_tuning_result"] = r.status_text();
   array modified;
   for (const auto& op : r.operators) {
@@ -150,9 +148,7 @@ struct OpatReport : JobReportHead {
   opat["repo_summary"] = detail::repo_summary<OpatOutcome>(r, r.total());
   detail::add_failed_names(opat, "tuning_failed_operators", r.operators,
                            [](const auto& op) { return op.op_name; });
-  return detail::report_envelope(r.timestamp, r.tid,
-                                 detail::basic_json(r, r.finished && !r.interrupted), "OPAT",
-                                 std::move(opat));
+  return detail::job_result_json(r, complete, "OPAT", std::move(opat));
 }
 
 /// The result file's name: aoe_result_opat_${timestamp}_${pid}.json.

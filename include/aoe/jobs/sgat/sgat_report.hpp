@@ -96,12 +96,9 @@ struct SgatReport : JobReportHead {
   using boost::json::array;
   using boost::json::object;
   object sgat;
-  sgat["model_baseline_performance(ms)"] = detail::round6(r.baseline_ms);
-  if (r.complete()) {
-    sgat["model_performance_improvement"] =
-        sgat_percent(SgatReport::improvement(r.baseline_ms, r.result_ms()));
-    sgat["model_result_performance(ms)"] = detail::round6(r.result_ms());
-  }
+  detail::model_performance_json(
+      sgat, r.baseline_ms, r.result_ms(), r.complete(),
+      sgat_percent(SgatReport::improvement(r.baseline_ms, r.result_ms())));
   array added;
   array updated;
   for (const auto& s : r.subgraphs) {
@@ -121,8 +118,7 @@ struct SgatReport : JobReportHead {
   if (r.status_text() != "tuning successful") sgat["sgat_tuning_result"] = r.status_text();
   detail::add_failed_names(sgat, "tuning_failed_subgraphs", r.subgraphs,
                            [](const auto& s) { return s.name; });
-  return detail::report_envelope(r.timestamp, r.tid, detail::basic_json(r, r.complete()), "SGAT",
-                                 std::move(sgat));
+  return detail::job_result_json(r, r.complete(), "SGAT", std::move(sgat));
 }
 
 /// The result file's name: aoe_result_sgat_${timestamp}_${pid}.json.
