@@ -31,27 +31,22 @@ namespace aoe_tool {
 [[nodiscard]] std::optional<aoe::Graph> load_model(const CommonOptions& common, const Io& io,
                                                    int& exit_code);
 
-/// What a job on a model graph (OPAT, SGAT) starts from: its budget and the graph.
-template <class Budget>
-struct ModelJob {
-  Budget budget;
-  aoe::Graph graph;
-};
-
-/// The first steps of a job on a model graph: its budget (job_budget: `search` the policy made
-/// from --search, `preset` the level's budget), then --model read as a graph. An error is
-/// printed on `io.err` and gives nothing, the command's exit code in `exit_code`.
-template <class Search, class Budget>
-[[nodiscard]] std::optional<ModelJob<Budget>> start_model_job(const aoe::Result<Search>& search,
-                                                              const aoe::Result<Budget>& preset,
-                                                              const CommonOptions& common,
-                                                              const Io& io, int& exit_code) {
+/// The first steps of a job on a model graph (OPAT, SGAT): its budget (job_budget: `search` the
+/// policy made from --search, `preset` the level's budget), --model read as a graph, and the
+/// job's `options` filled in from the flags and the environment (set_common_options). An error
+/// is printed on `io.err` and gives nothing, the command's exit code in `exit_code`.
+template <class Search, class Budget, class JobOptions>
+[[nodiscard]] std::optional<aoe::Graph> start_model_job(const aoe::Result<Search>& search,
+                                                        const aoe::Result<Budget>& preset,
+                                                        const CommonOptions& common,
+                                                        const aoe::Environment& env, const Io& io,
+                                                        JobOptions& options, int& exit_code) {
   exit_code = exit_usage;
-  auto budget = job_budget(search, preset, common, io);
+  const auto budget = job_budget(search, preset, common, io);
   if (!budget) return std::nullopt;
   auto graph = load_model(common, io, exit_code);
-  if (!graph) return std::nullopt;
-  return ModelJob<Budget>{*budget, std::move(*graph)};
+  if (graph) set_common_options(options, *budget, common, env, io);
+  return graph;
 }
 
 /// Parses `bytes` (of `--model`) as a graph in `format`.

@@ -123,17 +123,14 @@ std::function<void(const aoe::OpatEvent&)> opat_progress(const CommonOptions& co
 
 int run_opat_command(const CommonOptions& common, const OpatFlags& flags,
                      const aoe::Environment& env, const aoe::sim::Soc& soc, const Io& io) {
-  int code = exit_usage;
-  const auto job =
-      start_model_job(aoe::make_opat_search(common.search),
-                      aoe::opat_budget_preset(common.optimization_level), common, io, code);
-  if (!job) return code;
-  const auto& [budget, graph] = *job;
-
   aoe::SimulatorBackend backend(soc);
   aoe::OpatOptions o{
       .scope = backend.scope(), .format_tuning = flags.fop_format, .impl_tuning = flags.fop_impl};
-  set_common_options(o, budget, common, env, io);
+  int code = exit_usage;
+  const auto graph =
+      start_model_job(aoe::make_opat_search(common.search),
+                      aoe::opat_budget_preset(common.optimization_level), common, env, io, o, code);
+  if (!graph) return code;
   if (!flags.tune_ops_file.empty()) {
     if (auto r = read_tune_ops_file(flags.tune_ops_file, o); !r) {
       io.err << "aoe: " << r.error().message << "\n";
@@ -147,9 +144,9 @@ int run_opat_command(const CommonOptions& common, const OpatFlags& flags,
                            .access = bank_access(env, common, io)});
   const bool on_ascend = common.device == "ascend";
   if (common.verbosity() >= 2) {
-    io.out << "aoe: OPAT on " << graph.name << " (" << graph.nodes.size() << " nodes), "
+    io.out << "aoe: OPAT on " << graph->name << " (" << graph->nodes.size() << " nodes), "
            << (on_ascend ? std::string("Ascend NPU") : common.soc_version + " simulator")
-           << ", search " << common.search << ", " << budget.evaluations
+           << ", search " << common.search << ", " << o.budget.evaluations
            << " evaluations per operator, bank " << env.op_bank_root().string() << "\n";
   }
   aoe::OpatJobResult partial;
@@ -158,12 +155,12 @@ int run_opat_command(const CommonOptions& common, const OpatFlags& flags,
 #if defined(AOE_WITH_ASCEND)
     if (on_ascend) {
       if (io.getenv != nullptr) catalogue = (*io.getenv)("AOE_ASCEND_KERNELS").value_or("");
-      return run_opat_on_ascend(graph, bank, o, {.device_id = env.ascend_device_id},
+      return run_opat_on_ascend(*graph, bank, o, {.device_id = env.ascend_device_id},
                                 io.getenv != nullptr ? *io.getenv : aoe::process_getenv(), io.out,
                                 &partial);
     }
 #endif
-    return aoe::run_opat(graph, backend, bank, o, &partial);
+    return aoe::run_opat(*graph, backend, bank, o, &partial);
   }();
   if (io.interactive && common.progress_bar == "on") io.out << "\n";
   if (!result) {
@@ -176,7 +173,7 @@ int run_opat_command(const CommonOptions& common, const OpatFlags& flags,
                       result->result_file, result->tuned_model_file);
   }
   return job_finished(
-      write_opat_reports(common, graph, rep, soc, result->result_file, io), rep.tuning_name,
+      write_opat_reports(common, *graph, rep, soc, result->result_file, io), rep.tuning_name,
       fixed(aoe::OpatReport::improvement(rep.baseline_ms(), rep.result_ms()) * 100.0, 2) + "%",
       rep.count(aoe::OpatOutcome::failed) > 0 ? exit_ops_failed : exit_success, io);
 }

@@ -53,15 +53,12 @@ std::function<void(const aoe::SgatEvent&)> sgat_progress(const CommonOptions& co
 
 int run_sgat_command(const CommonOptions& common, const SgatFlags& flags,
                      const aoe::Environment& env, const aoe::sim::Soc& soc, const Io& io) {
-  int code = exit_usage;
-  const auto job =
-      start_model_job(aoe::make_search(common.search),
-                      aoe::sgat_budget_preset(common.optimization_level), common, io, code);
-  if (!job) return code;
-  const auto& [budget, graph] = *job;
-
   aoe::SgatOptions o{.nonhomo_split = flags.nonhomo_split};
-  set_common_options(o, budget, common, env, io);
+  int code = exit_usage;
+  const auto graph =
+      start_model_job(aoe::make_search(common.search),
+                      aoe::sgat_budget_preset(common.optimization_level), common, env, io, o, code);
+  if (!graph) return code;
   o.on_event = sgat_progress(common, io);
 
   const int verbosity = common.verbosity();
@@ -71,14 +68,14 @@ int run_sgat_command(const CommonOptions& common, const SgatFlags& flags,
   }
   aoe::GraphBank bank({.root = env.graph_bank_root(), .access = bank_access(env, common, io)});
   if (verbosity >= 2) {
-    io.out << "aoe: SGAT on " << graph.name << " (" << graph.nodes.size() << " nodes), "
+    io.out << "aoe: SGAT on " << graph->name << " (" << graph->nodes.size() << " nodes), "
            << common.soc_version << " simulator, search " << common.search << ", "
-           << budget.evaluations << " evaluations per subgraph"
+           << o.budget.evaluations << " evaluations per subgraph"
            << (flags.nonhomo_split ? ", uneven slices allowed" : "") << ", graph bank "
            << bank.file(soc.name).string() << "\n";
   }
   aoe::SgatJobResult partial;
-  auto result = aoe::run_sgat(graph, soc, bank, o, &partial);
+  auto result = aoe::run_sgat(*graph, soc, bank, o, &partial);
   if (io.interactive && common.progress_bar == "on") io.out << "\n";
   if (!result) {
     // The model is loaded: what fails now is the bank or the work directory.
