@@ -3,6 +3,7 @@
 // all three banks; a built-in file this project cannot read is skipped with a warning; a bank
 // file that is a symbolic link (or a loop) is an error, never silently replaced or emptied; a
 // held lock fails after the timeout naming the lock file; the lock file follows the directory.
+#include "support/bank_keys.hpp"
 #include "support/temp_dir.hpp"
 #include <aoe/jobs/gdat/gradient_fusion_bank.hpp>
 #include <aoe/jobs/sgat/graph_bank.hpp>
@@ -33,13 +34,7 @@ namespace {
 const aoe::BankScope scope{"Ascend910A", 32};
 
 aoe::TuningKey key_of(std::int64_t m) {
-  aoe::OperatorDesc op;
-  op.type = "MatMul";
-  op.name = "mm";
-  op.inputs = {{{m, 64}, aoe::DataType::float16, aoe::Format::ND},
-               {{64, 128}, aoe::DataType::float16, aoe::Format::ND}};
-  op.outputs = {{{m, 128}, aoe::DataType::float16, aoe::Format::ND}};
-  return aoe::make_bank_key(op, aoe::KnowledgeKind::schedule, scope);
+  return aoe::make_bank_key(aoe::test::matmul_desc(m), aoe::KnowledgeKind::schedule, scope);
 }
 
 aoe::Record record(const aoe::TuningKey& key, double value) {

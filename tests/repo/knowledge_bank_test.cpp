@@ -1,4 +1,6 @@
+#include "support/bank_keys.hpp"
 #include "support/skip.hpp"
+#include "support/temp_dir.hpp"
 #include <aoe/core/concepts.hpp>
 #include <aoe/repo/knowledge_bank.hpp>
 
@@ -18,40 +20,16 @@ static_assert(aoe::repository_policy<aoe::KnowledgeBank>);
 
 namespace {
 
-struct TempDir {
-  fs::path path;
-  explicit TempDir(const std::string& tag) {
-    path = fs::temp_directory_path() / ("aoe_bank_test_" + tag + "_" + std::to_string(::getpid()));
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::permissions(path, fs::perms::owner_all, ec);
-    fs::remove_all(path, ec);
-  }
-};
+using aoe::test::TempDir;
 
 aoe::OperatorDesc matmul(std::int64_t m) {
-  aoe::OperatorDesc op;
-  op.type = "MatMul";
-  op.name = "mm";
-  op.inputs = {{{m, 64}, aoe::DataType::float16, aoe::Format::ND},
-               {{64, 128}, aoe::DataType::float16, aoe::Format::ND}};
-  op.outputs = {{{m, 128}, aoe::DataType::float16, aoe::Format::ND}};
+  aoe::OperatorDesc op = aoe::test::matmul_desc(m);
   op.attributes["transpose_a"] = false;
   return op;
 }
 
 aoe::Record record(const aoe::TuningKey& key, double value, std::int64_t tile = 16) {
   return aoe::Record{key, {{"tile_m", tile}, {"order", "mnk"}}, value, {"test", 10, "now"}};
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 const aoe::BankScope scope{"Ascend910A", 32};
@@ -84,19 +62,19 @@ TEST_CASE("bank: store, lookup, update only when better, persisted per SoC and k
   TempDir dir("store");
   const auto key = aoe::make_bank_key(matmul(32), aoe::KnowledgeKind::schedule, scope);
   {
-    aoe::KnowledgeBank bank({.custom_root = dir.path});
+    aoe::KnowledgeBank bank({.custom_root = dir.path()});
     CHECK_FALSE(bank.lookup(key)->has_value());
     CHECK(*bank.store(record(key, 2e-5)) == aoe::StoreOutcome::added);
     CHECK(*bank.store(record(key, 3e-5, 32)) == aoe::StoreOutcome::kept);
     CHECK(*bank.store(record(key, 1e-5, 64)) == aoe::StoreOutcome::updated);
   }
   const fs::path file =
-      dir.path / "Ascend910A" / "unified_bank" / "Ascend910A_32_AiCore_schedule.json";
+      dir.path() / "Ascend910A" / "unified_bank" / "Ascend910A_32_AiCore_schedule.json";
   REQUIRE(fs::exists(file));
-  const std::string text = slurp(file);
+  const std::string text = aoe::test::read_text(file);
   CHECK(text.find("\"schema_version\":1") != std::string::npos);
   CHECK(text.find("\"policy\":\"test\"") != std::string::npos);
-  aoe::KnowledgeBank fresh({.custom_root = dir.path});
+  aoe::KnowledgeBank fresh({.custom_root = dir.path()});
   const auto found = fresh.lookup(key);
   REQUIRE(found.has_value());
   REQUIRE(found->has_value());
@@ -115,24 +93,24 @@ TEST_CASE("bank: the built-in bank is read after the custom bank and never writt
   TempDir builtin("builtin");
   const auto key = aoe::make_bank_key(matmul(8), aoe::KnowledgeKind::schedule, scope);
   {
-    aoe::KnowledgeBank writer({.custom_root = builtin.path});
+    aoe::KnowledgeBank writer({.custom_root = builtin.path()});
     REQUIRE(writer.store(record(key, 5e-5)).has_value());
   }
-  aoe::KnowledgeBank bank({.custom_root = custom.path, .builtin_root = builtin.path});
+  aoe::KnowledgeBank bank({.custom_root = custom.path(), .builtin_root = builtin.path()});
   auto hit = bank.lookup(key);
   REQUIRE(hit->has_value());
   CHECK((*hit)->value == doctest::Approx(5e-5));
   CHECK(*bank.store(record(key, 4e-5)) == aoe::StoreOutcome::added);  // custom had none
   hit = bank.lookup(key);
   CHECK((*hit)->value == doctest::Approx(4e-5));
-  aoe::KnowledgeBank builtin_only({.custom_root = builtin.path});
+  aoe::KnowledgeBank builtin_only({.custom_root = builtin.path()});
   CHECK((*builtin_only.lookup(key))->value == doctest::Approx(5e-5));
 }
 
 TEST_CASE("bank: a corrupt or unknown-version file is an error and is left untouched") {
   TempDir dir("corrupt");
   const auto key = aoe::make_bank_key(matmul(32), aoe::KnowledgeKind::schedule, scope);
-  aoe::KnowledgeBank bank({.custom_root = dir.path});
+  aoe::KnowledgeBank bank({.custom_root = dir.path()});
   const fs::path file = bank.custom_file(scope, aoe::KnowledgeKind::schedule);
   fs::create_directories(file.parent_path());
   for (const std::string& content :
@@ -148,7 +126,7 @@ TEST_CASE("bank: a corrupt or unknown-version file is an error and is left untou
     REQUIRE_FALSE(stored.has_value());
     INFO(stored.error().message);
     CHECK(stored.error().message.find("left as it is") != std::string::npos);
-    CHECK(slurp(file) == content);
+    CHECK(aoe::test::read_text(file) == content);
     CHECK_FALSE(bank.check_writable(scope).has_value());
   }
 }
@@ -158,7 +136,7 @@ TEST_CASE("bank: an unwritable bank directory is a clear error") {
   {
     // A bank root that is a regular file: no process can create the bank directory in it.
     TempDir dir("file");
-    const fs::path root = dir.path / "not_a_directory";
+    const fs::path root = dir.path() / "not_a_directory";
     { std::ofstream(root) << "x"; }
     aoe::KnowledgeBank bank({.custom_root = root});
     const auto w = bank.check_writable(scope);
@@ -176,12 +154,12 @@ TEST_CASE("bank: a read-only bank directory is a clear error") {
     return;
   }
   TempDir dir("ro");
-  fs::permissions(dir.path, fs::perms::owner_read | fs::perms::owner_exec);
-  aoe::KnowledgeBank bank({.custom_root = dir.path});
+  fs::permissions(dir.path(), fs::perms::owner_read | fs::perms::owner_exec);
+  aoe::KnowledgeBank bank({.custom_root = dir.path()});
   const auto w = bank.check_writable(scope);
   REQUIRE_FALSE(w.has_value());
   CHECK(w.error().code == aoe::make_error_code(aoe::Errc::io_error));
-  CHECK(w.error().message.find(dir.path.string()) != std::string::npos);
+  CHECK(w.error().message.find(dir.path().string()) != std::string::npos);
   CHECK_FALSE(bank.store(record(key, 1e-5)).has_value());
 }
 
@@ -193,7 +171,7 @@ TEST_CASE("bank: two processes storing into one bank at once lose nothing") {
     children[p] = ::fork();
     REQUIRE(children[p] >= 0);
     if (children[p] == 0) {
-      aoe::KnowledgeBank bank({.custom_root = dir.path});
+      aoe::KnowledgeBank bank({.custom_root = dir.path()});
       int failures = 0;
       for (int i = 0; i < per_process; ++i) {
         const auto key =
@@ -209,7 +187,7 @@ TEST_CASE("bank: two processes storing into one bank at once lose nothing") {
     CHECK(WIFEXITED(status));
     CHECK(WEXITSTATUS(status) == 0);
   }
-  aoe::KnowledgeBank bank({.custom_root = dir.path});
+  aoe::KnowledgeBank bank({.custom_root = dir.path()});
   const auto all = bank.entries(scope, aoe::KnowledgeKind::schedule);
   REQUIRE(all.has_value());
   CHECK(all->size() == 2 * per_process);
@@ -220,21 +198,21 @@ TEST_CASE("bank: keys that are not AOE operator keys go to their device's user-k
   const aoe::TuningKey key{"matmul/n=256/fp32", "host"};
   const aoe::TuningKey other_device{"matmul/n=256/fp32", "host/x86_64"};
   {
-    aoe::KnowledgeBank bank({.custom_root = dir.path});
+    aoe::KnowledgeBank bank({.custom_root = dir.path()});
     CHECK_FALSE(bank.lookup(key)->has_value());
     CHECK(*bank.store(record(key, 2e-3)) == aoe::StoreOutcome::added);
     CHECK(*bank.store(record(key, 3e-3, 32)) == aoe::StoreOutcome::kept);
     CHECK(*bank.store(record(key, 1e-3, 64)) == aoe::StoreOutcome::updated);
     CHECK(*bank.store(record(other_device, 5e-3)) == aoe::StoreOutcome::added);
   }
-  const fs::path file = dir.path / "host" / "user_bank" / "host_user_keys.json";
+  const fs::path file = dir.path() / "host" / "user_bank" / "host_user_keys.json";
   REQUIRE(fs::exists(file));
-  CHECK(fs::exists(dir.path / "host%2Fx86_64" / "user_bank" / "host%2Fx86_64_user_keys.json"));
-  CHECK_FALSE(fs::exists(dir.path / "host" / "unified_bank"));  // never an AOE AiCore file
-  const std::string text = slurp(file);
+  CHECK(fs::exists(dir.path() / "host%2Fx86_64" / "user_bank" / "host%2Fx86_64_user_keys.json"));
+  CHECK_FALSE(fs::exists(dir.path() / "host" / "unified_bank"));  // never an AOE AiCore file
+  const std::string text = aoe::test::read_text(file);
   CHECK(text.find("\"knowledge_kind\":\"user_keys\"") != std::string::npos);
   CHECK(text.find("\"device\":\"host\"") != std::string::npos);
-  aoe::KnowledgeBank fresh({.custom_root = dir.path});
+  aoe::KnowledgeBank fresh({.custom_root = dir.path()});
   const auto found = fresh.lookup(key);
   REQUIRE(found.has_value());
   REQUIRE(found->has_value());

@@ -1,4 +1,5 @@
-// A temporary directory for a test, removed with everything in it when the test ends.
+// A temporary directory for a test, removed with everything in it when the test ends, and the
+// two file helpers the tests share (write a text, read it back).
 #ifndef AOE_TESTS_SUPPORT_TEMP_DIR_HPP
 #define AOE_TESTS_SUPPORT_TEMP_DIR_HPP
 
@@ -6,10 +7,27 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <sstream>
 #include <string>
 #include <system_error>
 
 namespace aoe::test {
+
+/// Writes `text` to `file` (bytes as they are) and returns its path.
+inline std::filesystem::path write_text(const std::filesystem::path& file,
+                                        const std::string& text) {
+  std::ofstream(file, std::ios::binary) << text;
+  return file;
+}
+
+/// The bytes of `file` ("" when it cannot be read).
+inline std::string read_text(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
 
 /// `<tmp>/aoe_test_<tag>_<pid>`, created empty; removed (permissions restored first) on
 /// destruction. The pid keeps test executables that run in parallel apart.
@@ -32,11 +50,16 @@ class TempDir {
   [[nodiscard]] const std::filesystem::path& path() const noexcept { return path_; }
   /// The path of `name` inside the directory.
   [[nodiscard]] std::string file(const std::string& name) const { return (path_ / name).string(); }
+  /// The environment of an `aoe` job whose bank (bank/, created) and work directory (work/) are
+  /// in this directory.
+  [[nodiscard]] std::map<std::string, std::string> job_env() const {
+    std::filesystem::create_directories(path_ / "bank");
+    return {{"TUNE_BANK_PATH", (path_ / "bank").string()},
+            {"ASCEND_WORK_PATH", (path_ / "work").string()}};
+  }
   /// Writes `text` to `name` inside the directory and returns its path.
   std::string write(const std::string& name, const std::string& text) const {
-    const std::string p = file(name);
-    std::ofstream(p, std::ios::binary) << text;
-    return p;
+    return write_text(path_ / name, text).string();
   }
 
  private:

@@ -11,10 +11,12 @@
 #include <boost/json/serialize.hpp>
 #include <boost/json/value.hpp>
 #include <doctest/doctest.h>
+#include <sys/wait.h>
 
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -329,3 +331,42 @@ TEST_CASE("aoe-bench: --transfer starts from the other devices' best, never the 
   const auto json = boost::json::serialize(aoe_bench::to_json(*results, settings));
   CHECK(json.find("\"transfer_sources\":[\"two\"]") != std::string::npos);
 }
+
+#ifdef AOE_TOOL_AOE_BENCH_PATH
+TEST_CASE("aoe-bench: an output that cannot be written is exit 4 before the experiment starts") {
+  aoe::test::TempDir dir("aoe_bench_outputs");
+  const std::string input =
+      dir.write("tiny.json", aoe::test::kernel_tuner_cache(aoe::test::tiny_entries()));
+  const std::string err = dir.file("err.txt");
+  const auto bench = [&](const std::string& in, const std::string& outputs) {
+    const std::string cmd = std::string(AOE_TOOL_AOE_BENCH_PATH) + " --input " + in +
+                            " --strategy random --budget 2 --repeats 3 --seed 1 " + outputs +
+                            " 2> " + err;
+    const int status = std::system(cmd.c_str());
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  };
+  const std::string missing_dir = dir.file("no_such_dir") + "/r.json";
+  CHECK(bench(input, "--json " + missing_dir) == 4);
+  std::string text = aoe::test::read_text(err);
+  CHECK(text.find("--json=" + missing_dir) != std::string::npos);
+  CHECK(text.find("does not exist") != std::string::npos);
+  // Checked before the inputs are read: a missing input (exit 3) is not reached.
+  CHECK(bench(dir.file("missing.json"), "--json " + missing_dir) == 4);
+  // --plot and --report are checked too: a directory is not a file.
+  CHECK(bench(input, "--json " + dir.file("r.json") + " --plot " + dir.path().string()) == 4);
+  text = aoe::test::read_text(err);
+  CHECK(text.find("--plot=") != std::string::npos);
+  CHECK(text.find("is a directory") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir.file("r.json")));  // nothing was run
+  CHECK(bench(input, "--json " + dir.file("r.json") + " --report " + missing_dir) == 4);
+  CHECK(aoe::test::read_text(err).find("--report=") != std::string::npos);
+  // The check leaves nothing behind; a writable set of outputs runs.
+  CHECK(bench(input, "--json " + dir.file("r.json") + " --plot " + dir.file("p.svg")) == 0);
+  std::size_t files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir.path())) {
+    CHECK(e.path().filename().string().find("write-check") == std::string::npos);
+    ++files;
+  }
+  CHECK(files == 4);  // tiny.json, err.txt, r.json, p.svg
+}
+#endif

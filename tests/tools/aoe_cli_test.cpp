@@ -3,11 +3,13 @@
 #include "cli.hpp"
 #include "run_aoe.hpp"
 #include "support/skip.hpp"
+#include "support/spawn_aoe.hpp"
+#include "support/temp_dir.hpp"
 
 #include <boost/json/parse.hpp>
 #include <doctest/doctest.h>
 #include <signal.h>
-#include <sys/wait.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -23,16 +25,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct TempDir {
-  fs::path path;
-  explicit TempDir(const std::string& tag)
-      : path(fs::temp_directory_path() /
-             ("aoe_cli_test_" + tag + "_" + std::to_string(::getpid()))) {
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
-};
+using aoe::test::TempDir;
+using aoe::test::write_text;
 
 const char* const small_model = R"({"format_version": 1, "name": "small",
   "tensors": {"x": {"shape": [256, 256], "dtype": "float16"}, "w": {"shape": [256, 512], "dtype": "float16"},
@@ -40,11 +34,6 @@ const char* const small_model = R"({"format_version": 1, "name": "small",
               "z": {"shape": [256, 512], "dtype": "float16"}},
   "nodes": [{"name": "fc/MatMul", "type": "MatMul", "inputs": ["x", "w"], "outputs": ["y"]},
             {"name": "fc/BiasAdd", "type": "BiasAdd", "inputs": ["y", "b"], "outputs": ["z"]}]})";
-
-fs::path write(const fs::path& file, const std::string& text) {
-  std::ofstream(file) << text;
-  return file;
-}
 
 using Run = aoe::test::AoeRun;
 
@@ -64,10 +53,10 @@ std::string last_line(const std::string& text) {
 
 TEST_CASE("aoe: a job on the simulator, then every operator a bank hit") {
   TempDir dir("job");
-  const auto model = write(dir.path / "small.json", small_model);
-  fs::create_directories(dir.path / "bank");
-  const std::map<std::string, std::string> env{{"TUNE_BANK_PATH", (dir.path / "bank").string()},
-                                               {"ASCEND_WORK_PATH", (dir.path / "work").string()},
+  const auto model = write_text(dir.path() / "small.json", small_model);
+  fs::create_directories(dir.path() / "bank");
+  const std::map<std::string, std::string> env{{"TUNE_BANK_PATH", (dir.path() / "bank").string()},
+                                               {"ASCEND_WORK_PATH", (dir.path() / "work").string()},
                                                {"TUNING_PARALLEL_NUM", "2"}};
   const auto first = run({"--model=" + model.string(), "--job_type=2"}, env);
   INFO(first.err);
@@ -79,15 +68,12 @@ TEST_CASE("aoe: a job on the simulator, then every operator a bank hit") {
   const auto second = run({"-m", model.string(), "--log=null"}, env_mode);
   REQUIRE(second.code == aoe_tool::exit_success);
   std::vector<fs::path> results;
-  for (const auto& e : fs::directory_iterator(dir.path / "work")) {
+  for (const auto& e : fs::directory_iterator(dir.path() / "work")) {
     if (e.path().filename().string().starts_with("aoe_result_opat_")) results.push_back(e.path());
   }
   REQUIRE(results.size() == 2);
   for (const auto& r : results) {
-    std::ifstream in(r);
-    std::ostringstream s;
-    s << in.rdbuf();
-    const auto root = boost::json::parse(s.str()).as_object();
+    const auto root = boost::json::parse(aoe::test::read_text(r)).as_object();
     const auto& opat = root.begin()->value().as_array()[1].as_object().at("OPAT").as_object();
     const auto& summary = opat.at("repo_summary").as_object();
     CHECK(summary.at("total_num").as_int64() == 1);
@@ -98,7 +84,7 @@ TEST_CASE("aoe: a job on the simulator, then every operator a bank hit") {
 TEST_CASE(
     "aoe: unknown job types, frameworks and devices this build lacks are clear usage errors") {
   TempDir dir("usage");
-  const auto model = write(dir.path / "small.json", small_model);
+  const auto model = write_text(dir.path() / "small.json", small_model);
   const std::string m = "--model=" + model.string();
   auto r = run({m, "--job_type=3"}, {});
   CHECK(r.code == aoe_tool::exit_usage);
@@ -125,9 +111,10 @@ TEST_CASE(
 
 TEST_CASE("aoe: bad inputs and environments") {
   TempDir dir("bad");
-  const auto model = write(dir.path / "small.json", small_model);
-  const std::map<std::string, std::string> env{{"TUNE_BANK_PATH", dir.path.string()},
-                                               {"ASCEND_WORK_PATH", (dir.path / "work").string()}};
+  const auto model = write_text(dir.path() / "small.json", small_model);
+  const std::map<std::string, std::string> env{
+      {"TUNE_BANK_PATH", dir.path().string()},
+      {"ASCEND_WORK_PATH", (dir.path() / "work").string()}};
   SUBCASE("bad environment values name the variable") {
     auto bad = env;
     bad["TUNING_PARALLEL_NUM"] = "zero";
@@ -136,16 +123,16 @@ TEST_CASE("aoe: bad inputs and environments") {
     CHECK(r.err.find("TUNING_PARALLEL_NUM") != std::string::npos);
   }
   SUBCASE("a missing, truncated or dynamic model") {
-    auto r = run({"--model=" + (dir.path / "none.json").string(), "--job_type=2"}, env);
+    auto r = run({"--model=" + (dir.path() / "none.json").string(), "--job_type=2"}, env);
     CHECK(r.code == aoe_tool::exit_input);
     const std::string text = small_model;
-    const auto cut = write(dir.path / "cut.json", text.substr(0, 100));
+    const auto cut = write_text(dir.path() / "cut.json", text.substr(0, 100));
     r = run({"--model=" + cut.string(), "--job_type=2"}, env);
     CHECK(r.code == aoe_tool::exit_input);
     CHECK(r.err.find("cut.json:") != std::string::npos);
     std::string dynamic = text;
     dynamic.replace(dynamic.find("[256, 256]"), 10, "[-1, 256]");
-    const auto dyn = write(dir.path / "dyn.json", dynamic);
+    const auto dyn = write_text(dir.path() / "dyn.json", dynamic);
     r = run({"--model=" + dyn.string(), "--job_type=2"}, env);
     CHECK(r.code == aoe_tool::exit_input);
     CHECK(r.err.find("dynamic shape") != std::string::npos);
@@ -153,7 +140,7 @@ TEST_CASE("aoe: bad inputs and environments") {
   SUBCASE("an unknown operator type is a failed operator; the job goes on") {
     std::string text = small_model;
     text.replace(text.find("\"BiasAdd\""), 9, "\"Frobnicate\"");
-    const auto unknown = write(dir.path / "unknown.json", text);
+    const auto unknown = write_text(dir.path() / "unknown.json", text);
     const auto r = run({"--model=" + unknown.string(), "--job_type=2"}, env);
     CHECK(r.code == aoe_tool::exit_ops_failed);
     CHECK(r.out.find("Frobnicate") != std::string::npos);
@@ -161,19 +148,16 @@ TEST_CASE("aoe: bad inputs and environments") {
   }
   SUBCASE("a corrupt bank is an error naming the file, left untouched") {
     const auto file =
-        dir.path / "Ascend910A" / "unified_bank" / "Ascend910A_32_AiCore_schedule.json";
+        dir.path() / "Ascend910A" / "unified_bank" / "Ascend910A_32_AiCore_schedule.json";
     fs::create_directories(file.parent_path());
-    write(file, "{\"schema_version\": 1, \"entr");
+    write_text(file, "{\"schema_version\": 1, \"entr");
     const auto r = run({"--model=" + model.string(), "--job_type=2"}, env);
     CHECK(r.code == aoe_tool::exit_bank);
     CHECK(r.err.find(file.string()) != std::string::npos);
-    std::ifstream in(file);
-    std::ostringstream s;
-    s << in.rdbuf();
-    CHECK(s.str() == "{\"schema_version\": 1, \"entr");
+    CHECK(aoe::test::read_text(file) == "{\"schema_version\": 1, \"entr");
   }
   SUBCASE("an unwritable bank directory") {
-    const auto not_dir = write(dir.path / "cache_is_a_file", "x");
+    const auto not_dir = write_text(dir.path() / "cache_is_a_file", "x");
     auto e = env;
     e.erase("TUNE_BANK_PATH");
     e["ASCEND_CACHE_PATH"] = not_dir.string();  // the bank would be <file>/aoe_data
@@ -182,20 +166,12 @@ TEST_CASE("aoe: bad inputs and environments") {
     CHECK(r.err.find("cache_is_a_file") != std::string::npos);
   }
   SUBCASE("a bad --tune_ops_file") {
-    const auto ops = write(dir.path / "ops.json", "{\"tune_ops_type\": [3]}");
+    const auto ops = write_text(dir.path() / "ops.json", "{\"tune_ops_type\": [3]}");
     const auto r =
         run({"--model=" + model.string(), "--job_type=2", "--tune_ops_file=" + ops.string()}, env);
     CHECK(r.code == aoe_tool::exit_input);
     CHECK(r.err.find("/tune_ops_type/0") != std::string::npos);
   }
-}
-
-/// The text of `file` ("" when it cannot be read).
-std::string file_text(const fs::path& file) {
-  std::ifstream in(file);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 /// The text of the OPAT result file in `dir`, which must exist.
@@ -205,64 +181,102 @@ std::string opat_result_text(const fs::path& dir) {
     if (e.path().filename().string().starts_with("aoe_result_opat_")) result = e.path();
   }
   REQUIRE_FALSE(result.empty());
-  return file_text(result);
+  return aoe::test::read_text(result);
 }
 
-/// The built `aoe`: env AOE_BINARY, else the build's path; empty when neither exists.
-std::string aoe_binary() {
-  std::string binary;
-  if (const char* b = std::getenv("AOE_BINARY")) binary = b;
-#ifdef AOE_TOOL_AOE_PATH
-  if (binary.empty()) binary = AOE_TOOL_AOE_PATH;
-#endif
-  return !binary.empty() && fs::exists(binary) ? binary : std::string();
+/// `aoe` on `model` (OPAT) as a process with its work directory and bank in `dir`, the rest as
+/// `p` says (`p.args` after the model and job type).
+pid_t spawn_opat(const std::string& binary, const TempDir& dir, const fs::path& model,
+                 aoe::test::AoeProcess p) {
+  fs::create_directories(dir.path() / "bank");
+  p.env["TUNE_BANK_PATH"] = (dir.path() / "bank").string();
+  p.env["ASCEND_WORK_PATH"] = dir.path().string();
+  p.args.insert(p.args.begin(),
+                {"--model=" + model.string(), "--job_type=2", "--progress_bar=off"});
+  return aoe::test::spawn_aoe(binary, p);
 }
 
 TEST_CASE("aoe (process): stdout a pipe nobody reads is exit 8 with the reason, not SIGPIPE") {
-  const std::string binary = aoe_binary();
+  const std::string binary = aoe::test::aoe_binary();
   if (binary.empty()) {
     aoe::test::skip("AOE_BINARY is not set (the path of the built aoe)");
     return;
   }
-  TempDir dir("epipe");
-  fs::create_directories(dir.path / "bank");
-  const fs::path err = dir.path / "stderr.txt";
+  TempDir dir("cli_epipe");
+  const fs::path err = dir.path() / "stderr.txt";
   int pipe_fds[2];
   REQUIRE(::pipe(pipe_fds) == 0);
   ::close(pipe_fds[0]);  // no reader from the start: every write to stdout fails with EPIPE
-  const pid_t child = ::fork();
-  REQUIRE(child >= 0);
-  if (child == 0) {
-    ::signal(SIGPIPE, SIG_DFL);  // as a shell starts it (an ignored signal stays ignored in exec)
-    ::dup2(pipe_fds[1], STDOUT_FILENO);
-    ::close(pipe_fds[1]);
-    if (std::FILE* f = std::fopen(err.c_str(), "w")) ::dup2(::fileno(f), STDERR_FILENO);
-    ::setenv("TUNE_BANK_PATH", (dir.path / "bank").c_str(), 1);
-    ::setenv("ASCEND_WORK_PATH", dir.path.c_str(), 1);
-    const std::string m =
-        "--model=" + std::string(AOE_TESTS_SOURCE_DIR) + "/../examples/models/resnet50.json";
-    ::execl(binary.c_str(), binary.c_str(), m.c_str(), "--job_type=2", "--budget=2",
-            "--progress_bar=off", static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
+  const pid_t child =
+      spawn_opat(binary, dir, fs::path(AOE_TESTS_SOURCE_DIR) / "../examples/models/resnet50.json",
+                 {.args = {"--budget=2"},
+                  .stdout_fd = pipe_fds[1],
+                  .stderr_file = err,
+                  // As a shell starts it (an ignored signal stays ignored in exec).
+                  .before_exec = [] { ::signal(SIGPIPE, SIG_DFL); }});
+  REQUIRE(child > 0);
   ::close(pipe_fds[1]);
-  int status = 0;
-  REQUIRE(::waitpid(child, &status, 0) == child);
-  INFO("killed by signal ", WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-  REQUIRE(WIFEXITED(status));
-  CHECK(WEXITSTATUS(status) == aoe_tool::exit_output);
-  CHECK(file_text(err).find("stdout") != std::string::npos);
+  const int code = aoe::test::wait_aoe(child);
+  INFO("exit code (minus: killed by that signal) ", code);
+  CHECK(code == aoe_tool::exit_output);
+  CHECK(aoe::test::read_text(err).find("stdout") != std::string::npos);
   // The job itself finished: its result file says so.
-  CHECK(opat_result_text(dir.path).find("\"tuning successful\"") != std::string::npos);
+  CHECK(opat_result_text(dir.path()).find("\"tuning successful\"") != std::string::npos);
 }
 
-TEST_CASE("aoe (process): SIGINT in the middle of a job ends it cleanly") {
-  const std::string binary = aoe_binary();
+TEST_CASE("aoe (process): report files that cannot be written do not hide the job's exit code") {
+  const std::string binary = aoe::test::aoe_binary();
   if (binary.empty()) {
     aoe::test::skip("AOE_BINARY is not set (the path of the built aoe)");
     return;
   }
-  TempDir dir("sigint");
+  // Files over 8 KiB cannot be written (EFBIG; SIGXFSZ ignored): the result file, the tuned
+  // model and the bank fit, the HTML report (its style sheet alone is larger) does not.
+  struct Ended {
+    int code = 0;
+    std::string err;
+    std::string result;
+  };
+  const auto run_small_files = [&](const std::string& tag, const std::string& model) {
+    TempDir dir(tag);
+    const fs::path err = dir.path() / "stderr.txt";
+    const pid_t child = spawn_opat(binary, dir, write_text(dir.path() / "model.json", model),
+                                   {.args = {"--budget=2"}, .stderr_file = err, .before_exec = [] {
+                                      ::signal(SIGXFSZ, SIG_IGN);
+                                      const rlimit limit{8192, 8192};
+                                      ::setrlimit(RLIMIT_FSIZE, &limit);
+                                    }});
+    REQUIRE(child > 0);
+    const int code = aoe::test::wait_aoe(child);
+    return Ended{code, aoe::test::read_text(err), opat_result_text(dir.path())};
+  };
+  SUBCASE("some operators failed: exit 6 stays, the report's failure is a warning") {
+    std::string text = small_model;
+    text.replace(text.find("\"BiasAdd\""), 9, "\"Frobnicate\"");
+    const Ended r = run_small_files("cli_report_failed_ops", text);
+    INFO(r.err);
+    CHECK(r.code == aoe_tool::exit_ops_failed);
+    CHECK(r.err.find("Frobnicate") != std::string::npos);
+    CHECK(r.err.find("aoe: warning: --report: cannot write") != std::string::npos);
+    CHECK(r.err.find("_report.html") != std::string::npos);
+    CHECK(r.result.find("\"tuning failed\"") != std::string::npos);
+  }
+  SUBCASE("the job succeeded: the report's failure is exit 5") {
+    const Ended r = run_small_files("cli_report_failed", small_model);
+    INFO(r.err);
+    CHECK(r.code == aoe_tool::exit_bank);
+    CHECK(r.err.find("aoe: --report: cannot write") != std::string::npos);
+    CHECK(r.result.find("\"tuning successful\"") != std::string::npos);
+  }
+}
+
+TEST_CASE("aoe (process): SIGINT in the middle of a job ends it cleanly") {
+  const std::string binary = aoe::test::aoe_binary();
+  if (binary.empty()) {
+    aoe::test::skip("AOE_BINARY is not set (the path of the built aoe)");
+    return;
+  }
+  TempDir dir("cli_sigint");
   // Many distinct operators, each tuned with a large budget: the job runs for a while.
   std::string tensors = "\"x\": {\"shape\": [64, 512], \"dtype\": \"float16\"}";
   std::string nodes;
@@ -275,24 +289,17 @@ TEST_CASE("aoe (process): SIGINT in the middle of a job ends it cleanly") {
              "\", \"type\": \"MatMul\", \"inputs\": [\"x\", \"w" + n + "\"], \"outputs\": [\"y" +
              n + "\"]}";
   }
-  const auto model =
-      write(dir.path / "many.json", "{\"format_version\": 1, \"name\": \"many\", \"tensors\": {" +
-                                        tensors + "}, \"nodes\": [" + nodes + "]}");
-  fs::create_directories(dir.path / "bank");
+  const auto model = write_text(dir.path() / "many.json",
+                                "{\"format_version\": 1, \"name\": \"many\", \"tensors\": {" +
+                                    tensors + "}, \"nodes\": [" + nodes + "]}");
   int pipe_fds[2];
   REQUIRE(::pipe(pipe_fds) == 0);
-  const pid_t child = ::fork();
-  REQUIRE(child >= 0);
-  if (child == 0) {
-    ::dup2(pipe_fds[1], STDOUT_FILENO);
-    ::close(pipe_fds[0]);
-    ::setenv("TUNE_BANK_PATH", (dir.path / "bank").c_str(), 1);
-    ::setenv("ASCEND_WORK_PATH", dir.path.c_str(), 1);
-    const std::string m = "--model=" + model.string();
-    ::execl(binary.c_str(), binary.c_str(), m.c_str(), "--job_type=2", "--search=random",
-            "--budget=20000", "--progress_bar=off", static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
+  const int read_end = pipe_fds[0];
+  const pid_t child = spawn_opat(binary, dir, model,
+                                 {.args = {"--search=random", "--budget=20000"},
+                                  .stdout_fd = pipe_fds[1],
+                                  .before_exec = [read_end] { ::close(read_end); }});
+  REQUIRE(child > 0);
   ::close(pipe_fds[1]);
   // Wait for the first finished operator's line, then interrupt.
   std::string seen;
@@ -302,11 +309,8 @@ TEST_CASE("aoe (process): SIGINT in the middle of a job ends it cleanly") {
   ::kill(child, SIGINT);
   while (::read(pipe_fds[0], &c, 1) == 1) seen += c;
   ::close(pipe_fds[0]);
-  int status = 0;
-  REQUIRE(::waitpid(child, &status, 0) == child);
-  REQUIRE(WIFEXITED(status));
-  CHECK(WEXITSTATUS(status) == aoe_tool::exit_interrupted);
-  const auto root = boost::json::parse(opat_result_text(dir.path)).as_object();
+  CHECK(aoe::test::wait_aoe(child) == aoe_tool::exit_interrupted);
+  const auto root = boost::json::parse(opat_result_text(dir.path())).as_object();
   const auto& opat = root.begin()->value().as_array()[1].as_object().at("OPAT").as_object();
   CHECK(opat.at("opat_tuning_result").as_string() == "tune tuning incomplete");
   const auto total = opat.at("repo_summary").as_object().at("total_num").as_int64();

@@ -2,6 +2,8 @@
 // then run_gdat_command with the common options as cli.cpp passes them; exit codes and output.
 #include "cli.hpp"
 #include "gdat_command.hpp"
+#include "run_aoe.hpp"
+#include "support/temp_dir.hpp"
 
 #include <CLI/CLI.hpp>
 #include <boost/json/parse.hpp>
@@ -21,21 +23,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct TempDir {
-  fs::path path;
-  explicit TempDir(const std::string& tag)
-      : path(fs::temp_directory_path() /
-             ("aoe_gdat_test_" + tag + "_" + std::to_string(::getpid()))) {
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
-};
-
-fs::path write(const fs::path& file, const std::string& text) {
-  std::ofstream(file) << text;
-  return file;
-}
+using aoe::test::TempDir;
+using aoe::test::write_text;
 
 std::string models_dir() { return std::string(AOE_TESTS_SOURCE_DIR) + "/../examples/models/"; }
 
@@ -47,11 +36,7 @@ const char* const profile_text = R"({"format_version": 1, "name": "toy",
                 {"name": "w3", "backward_time_us": 500, "bytes": 4000000},
                 {"name": "w4", "backward_time_us": 500, "bytes": 100000}]})";
 
-struct Run {
-  int code = 0;
-  std::string out;
-  std::string err;
-};
+using Run = aoe::test::AoeRun;
 
 // Runs GDAT with `args` (GDAT's flags only) on `model`, the bank and work directory in `dir`.
 Run run(const TempDir& dir, const std::string& model, std::vector<std::string> args,
@@ -73,9 +58,9 @@ Run run(const TempDir& dir, const std::string& model, std::vector<std::string> a
   common.model = model;
   common.job_type = 4;
   aoe::Environment env;
-  env.tune_bank_path = bank.value_or(dir.path / "bank");
-  env.ascend_work_path = dir.path / "work";
-  fs::create_directories(dir.path / "bank");
+  env.tune_bank_path = bank.value_or(dir.path() / "bank");
+  env.ascend_work_path = dir.path() / "work";
+  fs::create_directories(dir.path() / "bank");
   const auto soc = aoe::sim::Soc::builtin(common.soc_version);
   REQUIRE(soc.has_value());
   std::ostringstream out;
@@ -108,16 +93,13 @@ TEST_CASE("aoe gdat: a bundled graph on 64 devices, then a bank hit") {
   CHECK(has(first.out, "[1/3] default split [0, 109] [110, 160]"));
   CHECK(has(first.out, "aoe: set_split_strategy_by_idx(["));
   CHECK(has(first.out, "aoe: set_split_strategy_by_size(["));
-  CHECK(fs::exists(dir.path / "bank" / "Ascend910A_gradient_fusion.json"));
+  CHECK(fs::exists(dir.path() / "bank" / "Ascend910A_gradient_fusion.json"));
   std::size_t results = 0;
-  for (const auto& e : fs::directory_iterator(dir.path / "work")) {
+  for (const auto& e : fs::directory_iterator(dir.path() / "work")) {
     const auto name = e.path().filename().string();
     if (name.ends_with("_trace.json") || name.ends_with("_report.html")) continue;  // --report
     CHECK(name.starts_with("aoe_result_gdat_"));
-    std::ifstream in(e.path());
-    std::ostringstream s;
-    s << in.rdbuf();
-    CHECK(boost::json::parse(s.str()).is_object());
+    CHECK(boost::json::parse(aoe::test::read_text(e.path())).is_object());
     ++results;
   }
   CHECK(results == 1);
@@ -129,9 +111,9 @@ TEST_CASE("aoe gdat: a bundled graph on 64 devices, then a bank hit") {
 
 TEST_CASE("aoe gdat: a gradient profile by --gradient_profile or as --model, and a cluster file") {
   TempDir dir("profile");
-  const auto profile = write(dir.path / "p.json", profile_text);
-  const auto cluster =
-      write(dir.path / "c.json", R"({"devices": 16, "devices_per_server": 8, "topology": "ring"})");
+  const auto profile = write_text(dir.path() / "p.json", profile_text);
+  const auto cluster = write_text(
+      dir.path() / "c.json", R"({"devices": 16, "devices_per_server": 8, "topology": "ring"})");
   const auto a = run(
       dir, "",
       {"--gradient_profile=" + profile.string(), "--cluster=" + cluster.string(), "--segments=4"});
@@ -160,34 +142,35 @@ TEST_CASE("aoe gdat: bad inputs and options get clear errors and their exit code
   CHECK(run(dir, model, {"--devices=twelve"}).code == aoe_tool::exit_usage);
   CHECK(run(dir, "", {}).code == aoe_tool::exit_usage);
 
-  const auto negative = write(dir.path / "neg.json", R"({"name": "m", "gradients": [
+  const auto negative = write_text(dir.path() / "neg.json", R"({"name": "m", "gradients": [
       {"backward_time_us": 1, "bytes": 8}, {"backward_time_us": -2, "bytes": 8}]})");
   const auto neg = run(dir, "", {"--gradient_profile=" + negative.string()});
   CHECK(neg.code == aoe_tool::exit_input);
   CHECK(has(neg.err, negative.string() + ": /gradients/1/backward_time_us"));
 
-  const auto missing = write(dir.path / "missing.json", R"({"name": "m", "gradients": [
+  const auto missing = write_text(dir.path() / "missing.json", R"({"name": "m", "gradients": [
       {"name": "w", "bytes": 8}]})");
   const auto mis = run(dir, missing.string(), {});
   CHECK(mis.code == aoe_tool::exit_input);
   CHECK(has(mis.err, "/gradients/0/backward_time_us: missing"));
 
-  const auto malformed = write(dir.path / "broken.json", "{\"name\": \"m\", \"gradients\": [");
+  const auto malformed =
+      write_text(dir.path() / "broken.json", "{\"name\": \"m\", \"gradients\": [");
   const auto mal = run(dir, malformed.string(), {});
   CHECK(mal.code == aoe_tool::exit_input);
   CHECK(has(mal.err, "expected well-formed JSON"));
 
-  const auto cluster = write(dir.path / "c.json", R"({"devices": 0})");
+  const auto cluster = write_text(dir.path() / "c.json", R"({"devices": 0})");
   const auto cl = run(dir, model, {"--cluster=" + cluster.string()});
   CHECK(cl.code == aoe_tool::exit_input);
   CHECK(has(cl.err, cluster.string() + ": /devices: expected an integer >= 1"));
 
-  CHECK(run(dir, (dir.path / "none.json").string(), {}).code == aoe_tool::exit_input);
+  CHECK(run(dir, (dir.path() / "none.json").string(), {}).code == aoe_tool::exit_input);
 
   // A bank root that cannot be created: under a regular file.
-  const auto file = write(dir.path / "plain", "x");
-  const auto bank =
-      run(dir, write(dir.path / "p.json", profile_text).string(), {}, nullptr, file / "bank");
+  const auto file = write_text(dir.path() / "plain", "x");
+  const auto bank = run(dir, write_text(dir.path() / "p.json", profile_text).string(), {}, nullptr,
+                        file / "bank");
   CHECK(bank.code == aoe_tool::exit_bank);
   CHECK(has(bank.err, "gradient-fusion bank"));
 }
@@ -195,32 +178,19 @@ TEST_CASE("aoe gdat: bad inputs and options get clear errors and their exit code
 TEST_CASE("aoe gdat: interrupted") {
   TempDir dir("stop");
   const std::atomic<bool> stop{true};
-  const auto r = run(dir, write(dir.path / "p.json", profile_text).string(), {}, &stop);
+  const auto r = run(dir, write_text(dir.path() / "p.json", profile_text).string(), {}, &stop);
   CHECK(r.code == aoe_tool::exit_interrupted);
   CHECK(has(r.err, "tune tuning incomplete"));
 }
 
 TEST_CASE("aoe gdat: through aoe_tool::run, by --job_type=4 or AOE_MODE=4") {
   TempDir dir("run");
-  fs::create_directories(dir.path / "bank");
-  const std::map<std::string, std::string> vars{{"TUNE_BANK_PATH", (dir.path / "bank").string()},
-                                                {"ASCEND_WORK_PATH", (dir.path / "work").string()},
-                                                {"AOE_MODE", "4"}};
-  const aoe::GetEnv getenv = [&](const char* name) -> std::optional<std::string> {
-    const auto it = vars.find(name);
-    if (it == vars.end()) return std::nullopt;
-    return it->second;
+  auto vars = dir.job_env();
+  vars["AOE_MODE"] = "4";
+  const auto run_aoe = [&](const std::vector<std::string>& args) {
+    return aoe::test::run_aoe(args, vars);
   };
-  const auto run_aoe = [&](std::vector<std::string> args) {
-    std::vector<const char*> argv{"aoe"};
-    for (const auto& a : args) argv.push_back(a.c_str());
-    std::ostringstream out;
-    std::ostringstream err;
-    const int code =
-        aoe_tool::run(static_cast<int>(argv.size()), argv.data(), getenv, out, err, nullptr, false);
-    return Run{code, out.str(), err.str()};
-  };
-  const std::string profile = write(dir.path / "p.json", profile_text).string();
+  const std::string profile = write_text(dir.path() / "p.json", profile_text).string();
   const auto a = run_aoe({"--model=" + profile, "--job_type=4", "--devices=16"});
   CHECK(a.code == aoe_tool::exit_success);
   CHECK(last_line(a.out).starts_with("toy process finished. Performance improved by "));

@@ -3,6 +3,7 @@
 // inputs are small and written here.
 #include "cli.hpp"
 #include "run_aoe.hpp"
+#include "support/temp_dir.hpp"
 
 #include <doctest/doctest.h>
 #include <sys/stat.h>
@@ -26,25 +27,14 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Dir {
-  fs::path path;
-  explicit Dir(const std::string& tag)
-      : path(fs::temp_directory_path() /
-             ("aoe_hostile_test_" + tag + "_" + std::to_string(::getpid()))) {
-    fs::remove_all(path);
-    fs::create_directories(path / "bank");
-  }
-  ~Dir() { fs::remove_all(path); }
-  [[nodiscard]] std::map<std::string, std::string> env() const {
-    return {{"TUNE_BANK_PATH", (path / "bank").string()},
-            {"ASCEND_WORK_PATH", (path / "work").string()},
-            {"TUNING_PARALLEL_NUM", "1"}};
-  }
-  [[nodiscard]] std::string write(const std::string& name, const std::string& text) const {
-    std::ofstream(path / name, std::ios::binary) << text;
-    return (path / name).string();
-  }
-};
+using aoe::test::TempDir;
+
+/// The job's environment: bank and work directory in `dir`, one measurement thread.
+std::map<std::string, std::string> env_of(const TempDir& dir) {
+  auto env = dir.job_env();
+  env["TUNING_PARALLEL_NUM"] = "1";
+  return env;
+}
 
 /// One Relu on a [256, 256] tensor; the name, shape and attributes can be replaced.
 std::string model(const std::string& name = R"("m")", const std::string& shape = "[256, 256]",
@@ -116,11 +106,11 @@ TEST_CASE("aoe hostile: a model name never leads a file out of the workspace") {
       R"("..")", R"("../../../../../c")", R"("../../../../../../../../d")"};
   for (const std::string& name : names) {
     CAPTURE(name);
-    const Dir dir("name");
+    const TempDir dir("name");
     const auto since = fs::file_time_type::clock::now() - std::chrono::seconds(2);
     const auto file = dir.write("model.json", model(name));
-    auto env = dir.env();
-    const fs::path work = dir.path / "l1" / "l2" / "l3" / "l4" / "work";
+    auto env = env_of(dir);
+    const fs::path work = dir.path() / "l1" / "l2" / "l3" / "l4" / "work";
     env["ASCEND_WORK_PATH"] = work.string();
     const auto r = aoe::test::run_aoe({"--model=" + file, "--job_type=2", "--budget=2"}, env);
     INFO(r.err);
@@ -133,7 +123,7 @@ TEST_CASE("aoe hostile: a model name never leads a file out of the workspace") {
              (f.ends_with("_trace.json") || f.ends_with("_op_summary.csv") ||
               f.ends_with("_report.html"));
     };
-    for (const auto& f : files_under(dir.path)) {
+    for (const auto& f : files_under(dir.path())) {
       CAPTURE(f);
       CHECK((f == "model.json" || f.starts_with(w + "aoe_workspace/") ||
              f.starts_with(w + "aoe_result_") || report(f) || f.starts_with("bank/")));
@@ -151,33 +141,35 @@ TEST_CASE("aoe hostile: a model name never leads a file out of the workspace") {
 }
 
 TEST_CASE("aoe hostile: paths that are not regular files say what they are") {
-  const Dir dir("paths");
+  const TempDir dir("paths");
   SUBCASE("a model path that is a directory (exit 3)") {
-    const auto r = aoe::test::run_aoe({"--model=" + dir.path.string(), "--job_type=2"}, dir.env());
+    const auto r =
+        aoe::test::run_aoe({"--model=" + dir.path().string(), "--job_type=2"}, env_of(dir));
     CHECK(r.code == aoe_tool::exit_input);
     CHECK(has(r.err, "is a directory, not a regular file"));
   }
   SUBCASE("a model path that is a FIFO does not block (exit 3)") {
-    const auto fifo = (dir.path / "pipe").string();
+    const auto fifo = (dir.path() / "pipe").string();
     REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
     for (const std::string job : {"1", "2", "4"}) {
-      const auto r = aoe::test::run_aoe({"--model=" + fifo, "--job_type=" + job}, dir.env());
+      const auto r = aoe::test::run_aoe({"--model=" + fifo, "--job_type=" + job}, env_of(dir));
       CHECK(r.code == aoe_tool::exit_input);
       CHECK(has(r.err, "is a FIFO (named pipe), not a regular file"));
     }
   }
   SUBCASE("a bank file that is a directory (exit 5)") {
     const auto bank_file =
-        dir.path / "bank" / "Ascend910A" / "unified_bank" / "Ascend910A_32_AiCore_schedule.json";
+        dir.path() / "bank" / "Ascend910A" / "unified_bank" / "Ascend910A_32_AiCore_schedule.json";
     fs::create_directories(bank_file);
     const auto file = dir.write("model.json", model());
-    const auto r = aoe::test::run_aoe({"--model=" + file, "--job_type=2", "--budget=2"}, dir.env());
+    const auto r =
+        aoe::test::run_aoe({"--model=" + file, "--job_type=2", "--budget=2"}, env_of(dir));
     CHECK(r.code == aoe_tool::exit_bank);
     CHECK(has(r.err, "knowledge bank: " + bank_file.string() + ": is a directory"));
   }
   SUBCASE("over AOE_MAX_INPUT_BYTES (exit 3); a bad limit is an environment error (exit 4)") {
     const auto file = dir.write("model.json", model());
-    auto env = dir.env();
+    auto env = env_of(dir);
     env["AOE_MAX_INPUT_BYTES"] = "100";
     auto r = aoe::test::run_aoe({"--model=" + file, "--job_type=2"}, env);
     CHECK(r.code == aoe_tool::exit_input);
@@ -190,25 +182,25 @@ TEST_CASE("aoe hostile: paths that are not regular files say what they are") {
 }
 
 TEST_CASE("aoe hostile: counts that overflow are input errors in all three jobs (exit 3)") {
-  const Dir dir("overflow");
+  const TempDir dir("overflow");
   const auto big = dir.write("big.json", model(R"("m")", "[4294967296, 4294967296]"));
   const auto max = dir.write("max.json", model(R"("m")", "[9223372036854775807]"));
   for (const std::string job : {"1", "2", "4"}) {
     CAPTURE(job);
-    auto r = aoe::test::run_aoe({"--model=" + big, "--job_type=" + job}, dir.env());
+    auto r = aoe::test::run_aoe({"--model=" + big, "--job_type=" + job}, env_of(dir));
     CHECK(r.code == aoe_tool::exit_input);
     CHECK(has(r.err, "/tensors/x/shape: the element count overflows a 64-bit integer"));
-    r = aoe::test::run_aoe({"--model=" + max, "--job_type=" + job}, dir.env());
+    r = aoe::test::run_aoe({"--model=" + max, "--job_type=" + job}, env_of(dir));
     CHECK(r.code == aoe_tool::exit_input);
     CHECK(has(r.err, "over the size limit of 2^40 bytes"));
   }
 }
 
 TEST_CASE("aoe hostile: non-finite and out-of-range numbers are input errors (exit 3)") {
-  const Dir dir("numbers");
+  const TempDir dir("numbers");
   const auto inf_attr =
       dir.write("inf.json", model(R"("m")", "[256, 256]", "Relu", R"({"alpha": 1e999})"));
-  auto r = aoe::test::run_aoe({"--model=" + inf_attr, "--job_type=2"}, dir.env());
+  auto r = aoe::test::run_aoe({"--model=" + inf_attr, "--job_type=2"}, env_of(dir));
   CHECK(r.code == aoe_tool::exit_input);
   CHECK(has(r.err, "/nodes/0/attributes/alpha: a number out of range"));
   const std::string profile =
@@ -225,36 +217,36 @@ TEST_CASE("aoe hostile: non-finite and out-of-range numbers are input errors (ex
            {"1e300", "8", "up to 1e15"},
            {"1", "9223372036854775807", "expected at most 2^40 bytes"}}) {
     CAPTURE(time);
-    r = aoe::test::run_aoe({"--model=" + with(time, bytes), "--job_type=4"}, dir.env());
+    r = aoe::test::run_aoe({"--model=" + with(time, bytes), "--job_type=4"}, env_of(dir));
     CHECK(r.code == aoe_tool::exit_input);
     CHECK(has(r.err, what));
   }
   const auto dup = dir.write("dup.json", R"({"name": "p", "name": "q", "gradients": []})");
-  r = aoe::test::run_aoe({"--model=" + dup, "--job_type=4"}, dir.env());
+  r = aoe::test::run_aoe({"--model=" + dup, "--job_type=4"}, env_of(dir));
   CHECK(r.code == aoe_tool::exit_input);
   CHECK(has(r.err, R"(duplicate key "name")"));
 }
 
 TEST_CASE("aoe hostile: every failure reason reaches stderr, whatever --log says") {
-  const Dir dir("stderr");
+  const TempDir dir("stderr");
   const auto file = dir.write(
       "ln.json", model(R"("m")", "[256, 256]", "LayerNorm", R"({"begin_norm_axis": 100})"));
   for (const std::string log : {"null", "error", "info"}) {
     CAPTURE(log);
     const auto r = aoe::test::run_aoe(
-        {"--model=" + file, "--job_type=2", "--budget=2", "--log=" + log}, dir.env());
+        {"--model=" + file, "--job_type=2", "--budget=2", "--log=" + log}, env_of(dir));
     CHECK(r.code == aoe_tool::exit_ops_failed);
     CHECK(has(r.err, "attribute 'begin_norm_axis' = 100 is out of range for a rank-2 input"));
   }
 }
 
 TEST_CASE("aoe hostile: a failed write to stdout is exit 8") {
-  const Dir dir("stdout");
+  const TempDir dir("stdout");
   const auto file = dir.write("model.json", model());
   std::vector<const char*> argv{"aoe", "--job_type=2", "--budget=2"};
   const std::string flag = "--model=" + file;
   argv.push_back(flag.c_str());
-  const auto env = dir.env();
+  const auto env = env_of(dir);
   const aoe::GetEnv getenv = [&env](const char* name) -> std::optional<std::string> {
     const auto it = env.find(name);
     if (it == env.end()) return std::nullopt;

@@ -8,7 +8,8 @@
 //             [--max-score-evaluations N] [--cartesian] [--transfer [--transfer-top K]]
 //
 // Exit codes: 0 success; 1 internal error; 2 bad usage (flags, unknown strategy); 3 an input
-// could not be read (missing, corrupt, wrong schema); 4 an output could not be written.
+// could not be read (missing, corrupt, wrong schema); 4 an output could not be written (checked
+// before the experiment starts, and again when it is written).
 #include "experiment.hpp"
 #include "record.hpp"
 #include "report.hpp"
@@ -20,12 +21,18 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <exception>
+#include <filesystem>
 #include <limits>
 #include <string>
 #include <string_view>
+#include <system_error>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -50,6 +57,40 @@ std::vector<std::string> split_commas(const std::vector<std::string>& items) {
     }
   }
   return out;
+}
+
+// ---- The output paths, checked before the experiment -------------------------------------
+// An experiment can take minutes: an output that cannot be written is found before it starts
+// (exit 4), not after. A path is writable when it is not a directory and its directory takes a
+// new file (the outputs are written as a temporary file renamed into place).
+
+/// Why `path` cannot be written, or "" when it can; nothing is left behind.
+std::string unwritable(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) return "it is a directory";
+  const fs::path dir = fs::path(path).has_parent_path() ? fs::path(path).parent_path() : ".";
+  if (!fs::is_directory(dir, ec)) return "the directory " + dir.string() + " does not exist";
+  std::string probe = (dir / ".aoe-bench-write-check-XXXXXX").string();
+  const int fd = ::mkstemp(probe.data());
+  if (fd < 0) return "cannot create a file in " + dir.string() + ": " + std::strerror(errno);
+  ::close(fd);
+  ::unlink(probe.c_str());
+  return "";
+}
+
+/// Checks each output given (`flag`, `path`); prints the first that cannot be written.
+bool outputs_writable(const std::vector<std::pair<std::string, std::string>>& outputs) {
+  for (const auto& [flag, path] : outputs) {
+    if (path.empty()) continue;
+    if (const std::string why = unwritable(path); !why.empty()) {
+      std::fprintf(stderr,
+                   "aoe-bench: %s=%s: cannot be written: %s (checked before the experiment)\n",
+                   flag.c_str(), path.c_str(), why.c_str());
+      return false;
+    }
+  }
+  return true;
 }
 
 }  // namespace
@@ -151,6 +192,11 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "aoe-bench: --strategy: %s\n", made.error().message.c_str());
       return exit_usage;
     }
+  }
+
+  if (!outputs_writable(
+          {{"--json", json_path}, {"--plot", plot_path}, {"--report", report_path}})) {
+    return exit_output;
   }
 
   try {

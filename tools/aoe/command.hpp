@@ -1,18 +1,26 @@
 // What every job command of `aoe` shares: the common flags (already validated by cli.cpp), the
-// output streams and the stop flag. Each job (opat_command, sgat_command, gdat_command) adds its
-// own flags to the CLI11 app and runs from these.
+// output streams and the stop flag, and the steps every job command takes around its job (the
+// search and budget checks, the options taken from the flags and the environment, the end of a
+// job that failed or finished: reports, last line, exit code). Each job (opat_command,
+// sgat_command, gdat_command) adds its own flags to the CLI11 app and fills in only its job.
 #ifndef AOE_TOOLS_AOE_COMMAND_HPP
 #define AOE_TOOLS_AOE_COMMAND_HPP
 
 #include "cli.hpp"
 #include <aoe/config/environment.hpp>
+#include <aoe/core/error.hpp>
+#include <aoe/jobs/detail/result_file.hpp>
 #include <aoe/repo/bank_access.hpp>
 
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
 #include <iosfwd>
+#include <optional>
+#include <ostream>
 #include <string>
+#include <string_view>
 
 namespace aoe_tool {
 
@@ -76,6 +84,92 @@ struct Io {
 /// Draws a one-line progress bar "[=====     ] done/count label" (carriage return, no newline).
 void draw_progress(std::ostream& out, std::size_t done, std::size_t count,
                    const std::string& label);
+
+/// The budget of a job: `preset` (the job's --tune_optimization_level preset) with --budget
+/// applied, once `search` (the job's policy made from --search) exists. An error is printed on
+/// `io.err` and gives nothing: the command then exits with exit_usage.
+template <class Search, class Budget>
+[[nodiscard]] std::optional<Budget> job_budget(const aoe::Result<Search>& search,
+                                               const aoe::Result<Budget>& preset,
+                                               const CommonOptions& common, const Io& io) {
+  if (!search) {
+    io.err << "aoe: --search: " << search.error().message << "\n";
+    return std::nullopt;
+  }
+  if (!preset) {
+    io.err << "aoe: " << preset.error().message << "\n";
+    return std::nullopt;
+  }
+  return common.with_budget_flag(*preset);
+}
+
+/// Fills in what every job's options take from the flags and the environment: the search, its
+/// budget and seed, REPEAT_TUNE, the work directory (ASCEND_WORK_PATH) and the stop flag; in a
+/// job that has them, TUNING_PARALLEL_NUM (`parallel`) and --output (`tuned_model`).
+template <class JobOptions, class Budget>
+void set_common_options(JobOptions& o, const Budget& budget, const CommonOptions& common,
+                        const aoe::Environment& env, const Io& io) {
+  o.search = common.search;
+  o.budget = budget;
+  o.seed = common.seed;
+  o.repeat_tune = env.repeat_tune;
+  o.result_dir = env.work_path();
+  o.stop = io.stop;
+  if constexpr (requires { o.parallel; }) o.parallel = env.tuning_parallel_num;
+  if constexpr (requires { o.tuned_model; }) {
+    if (!common.output.empty()) o.tuned_model = std::filesystem::path(common.output);
+  }
+}
+
+/// One task's event in a job that tunes tasks one after another (OPAT's operators, SGAT's
+/// subgraphs), as the progress output shows it.
+struct TaskEvent {
+  std::size_t index = 0;               ///< of the task, from 0
+  std::size_t count = 0;               ///< tasks in the job
+  bool finished = false;               ///< the task ended (else it starts)
+  std::string_view bar_label;          ///< beside the progress bar
+  std::string what;                    ///< "operator", "subgraph": in a failure's message on stderr
+  std::string name;                    ///< the task as its line names it: "fc/MatMul (MatMul)"
+  const std::string* error = nullptr;  ///< the reason, when the finished task failed
+};
+
+/// The progress output every task shares: a failure goes to `io.err` ("aoe: <what> <name>
+/// failed: <reason>", whatever --log says); with the progress bar (`bar`) the bar is drawn;
+/// otherwise a finished task's line starts at --log=info or debug ("[i/n] <name>: ", and for a
+/// failed task "failed: <reason>" and its end). True when the caller writes the rest of the
+/// task's line and ends it (flushed: a pipe or a log file sees each task as it ends).
+bool task_progress(const TaskEvent& e, bool bar, int verbosity, const Io& io);
+
+/// The exit code of a job that returned `error`: an interruption says on `io.err` that
+/// `partial_file` holds `so_far` ("the operators tuned so far") and is exit_interrupted; any
+/// other error is printed and is `code`.
+[[nodiscard]] int job_failed(const aoe::ErrorInfo& error, const std::filesystem::path& partial_file,
+                             std::string_view so_far, int code, const Io& io);
+
+/// The repository summary of a job that tunes `total` tasks (`what`: "operators", "subgraphs")
+/// and writes a tuned model: "aoe: N operators: A added, U updated, H bank hits, R reserved, S
+/// unsatisfied, F failed; model B ms -> T ms", then where the result file and the tuned model are.
+template <class Report>
+void print_job_summary(const Io& io, std::size_t total, std::string_view what, const Report& r,
+                       double before_ms, double after_ms, const std::filesystem::path& result_file,
+                       const std::filesystem::path& tuned_model) {
+  using O = aoe::JobOutcome;
+  io.out << "aoe: " << total << " " << what << ": " << r.count(O::add) << " added, "
+         << r.count(O::update) << " updated, " << r.count(O::hit) << " bank hits, "
+         << r.count(O::reserved) << " reserved, " << r.count(O::unsatisfied) << " unsatisfied, "
+         << r.count(O::failed) << " failed; model " << fixed(before_ms, 3) << " ms -> "
+         << fixed(after_ms, 3) << " ms\n";
+  io.out << "aoe: result file " << result_file.string() << "\n";
+  io.out << "aoe: tuned model " << tuned_model.string() << "\n";
+}
+
+/// The end of a job that finished with `job_code` (exit_success, or exit_ops_failed when some
+/// of its tasks failed): `reports` is what writing its --report files gave, then the last line
+/// "<tuning_name> process finished. Performance improved by <improvement>". Report files that
+/// cannot be written are exit_bank after a successful job; after a job with a code of its own
+/// they are a warning on `io.err`, and the job's code stands.
+[[nodiscard]] int job_finished(const aoe::Result<void>& reports, const std::string& tuning_name,
+                               const std::string& improvement, int job_code, const Io& io);
 
 }  // namespace aoe_tool
 

@@ -5,8 +5,8 @@
 #include "reports.hpp"
 #include <aoe/jobs/gdat/backward_derivation.hpp>
 #include <aoe/jobs/gdat/cluster_loader.hpp>
-#include <aoe/jobs/gdat/profile_loader.hpp>
 #include <aoe/jobs/gdat/gdat_job.hpp>
+#include <aoe/jobs/gdat/profile_loader.hpp>
 #include <aoe/version.hpp>
 
 #include <CLI/App.hpp>
@@ -127,16 +127,9 @@ int run_gdat_command(const CommonOptions& common, const GdatFlags& flags,
            << ": expected 1 to 8 (HCCL splits the gradients into at most 8 segments)\n";
     return exit_usage;
   }
-  if (auto s = aoe::make_gdat_search(common.search); !s) {
-    io.err << "aoe: --search: " << s.error().message << "\n";
-    return exit_usage;
-  }
-  auto budget = aoe::gdat_budget_preset(common.optimization_level);
-  if (!budget) {
-    io.err << "aoe: " << budget.error().message << "\n";
-    return exit_usage;
-  }
-  *budget = common.with_budget_flag(*budget);
+  const auto budget = job_budget(aoe::make_gdat_search(common.search),
+                                 aoe::gdat_budget_preset(common.optimization_level), common, io);
+  if (!budget) return exit_usage;
   int cluster_exit = exit_usage;
   auto cluster = make_cluster(flags, cluster_exit);
   if (!cluster) {
@@ -164,13 +157,8 @@ int run_gdat_command(const CommonOptions& common, const GdatFlags& flags,
                                      "openaoe " AOE_VERSION_STRING, bank_access(env, common, io));
   const bool bar = io.interactive && common.progress_bar == "on";
   aoe::GdatOptions o{.max_segments = static_cast<std::size_t>(flags.segments),
-                     .search = common.search,
-                     .budget = *budget,
-                     .seed = common.seed,
-                     .repeat_tune = env.repeat_tune,
-                     .exact = flags.exact,
-                     .result_dir = env.work_path(),
-                     .stop = io.stop};
+                     .exact = flags.exact};
+  set_common_options(o, *budget, common, env, io);
   if (bar) {
     o.on_progress = [&](std::size_t done, std::size_t count) {
       draw_progress(io.out, done, count, "split search");
@@ -189,15 +177,10 @@ int run_gdat_command(const CommonOptions& common, const GdatFlags& flags,
   auto result = aoe::run_gdat(*profile, c, bank, o, &partial);
   if (bar) io.out << "\n";
   if (!result) {
-    if (result.error().code == aoe::make_error_code(aoe::Errc::interrupted)) {
-      io.err << "aoe: interrupted; " << partial.result_file.string()
-             << " holds the job so far (tune tuning incomplete)\n";
-      return exit_interrupted;
-    }
-    io.err << "aoe: " << result.error().message << "\n";
     // The inputs are checked: what fails now is the bank or the work directory.
-    return result.error().code == aoe::make_error_code(aoe::Errc::invalid_argument) ? exit_usage
-                                                                                    : exit_bank;
+    const bool usage = result.error().code == aoe::make_error_code(aoe::Errc::invalid_argument);
+    return job_failed(result.error(), partial.result_file, "the job so far",
+                      usage ? exit_usage : exit_bank, io);
   }
   const auto& rep = result->report;
   const auto ms = [](double s) { return fixed(s * 1e3, 3) + " ms"; };
@@ -226,15 +209,11 @@ int run_gdat_command(const CommonOptions& common, const GdatFlags& flags,
     io.out << "aoe: set_split_strategy_by_size(" << list(rep.result->by_size) << ")\n";
     io.out << "aoe: result file " << result->result_file.string() << "\n";
   }
-  if (const int code = write_gdat_reports(common, rep, result->result_file, io);
-      code != exit_success) {
-    return code;
-  }
-  io.out << rep.tuning_name << " process finished. Performance improved by "
-         << fixed(aoe::GdatReport::improvement(rep.baseline.seconds, rep.result->seconds) * 100.0,
-                  2)
-         << "%\n";
-  return exit_success;
+  return job_finished(
+      write_gdat_reports(common, rep, result->result_file, io), rep.tuning_name,
+      fixed(aoe::GdatReport::improvement(rep.baseline.seconds, rep.result->seconds) * 100.0, 2) +
+          "%",
+      exit_success, io);
 }
 
 }  // namespace aoe_tool

@@ -72,6 +72,14 @@ aoe::Result<aoe::Graph> load_model(const CommonOptions& common) {
   return parse_model(common, *bytes, *format);
 }
 
+std::optional<aoe::Graph> load_model(const CommonOptions& common, const Io& io, int& exit_code) {
+  auto graph = load_model(common);
+  if (graph) return std::move(*graph);
+  io.err << "aoe: " << graph.error().message << "\n";
+  exit_code = model_exit_code(graph.error());
+  return std::nullopt;
+}
+
 int model_exit_code(const aoe::ErrorInfo& error) noexcept {
   return error.code == aoe::make_error_code(aoe::Errc::invalid_argument) ? exit_usage : exit_input;
 }

@@ -8,6 +8,7 @@
 #include <aoe/graph/graph.hpp>
 #include <aoe/graph/model_format.hpp>
 
+#include <optional>
 #include <string>
 
 namespace aoe_tool {
@@ -24,6 +25,29 @@ namespace aoe_tool {
 
 /// Reads `--model` as a graph (JSON or ONNX).
 [[nodiscard]] aoe::Result<aoe::Graph> load_model(const CommonOptions& common);
+
+/// Reads `--model` as a graph for a job command: an error is printed on `io.err` and gives
+/// nothing, its exit code (model_exit_code) in `exit_code`.
+[[nodiscard]] std::optional<aoe::Graph> load_model(const CommonOptions& common, const Io& io,
+                                                   int& exit_code);
+
+/// The first steps of a job on a model graph (OPAT, SGAT): its budget (job_budget: `search` the
+/// policy made from --search, `preset` the level's budget), --model read as a graph, and the
+/// job's `options` filled in from the flags and the environment (set_common_options). An error
+/// is printed on `io.err` and gives nothing, the command's exit code in `exit_code`.
+template <class Search, class Budget, class JobOptions>
+[[nodiscard]] std::optional<aoe::Graph> start_model_job(const aoe::Result<Search>& search,
+                                                        const aoe::Result<Budget>& preset,
+                                                        const CommonOptions& common,
+                                                        const aoe::Environment& env, const Io& io,
+                                                        JobOptions& options, int& exit_code) {
+  exit_code = exit_usage;
+  const auto budget = job_budget(search, preset, common, io);
+  if (!budget) return std::nullopt;
+  auto graph = load_model(common, io, exit_code);
+  if (graph) set_common_options(options, *budget, common, env, io);
+  return graph;
+}
 
 /// Parses `bytes` (of `--model`) as a graph in `format`.
 [[nodiscard]] aoe::Result<aoe::Graph> parse_model(const CommonOptions& common,

@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <functional>
 #include <ostream>
 #include <sstream>
 #include <string>
@@ -74,64 +75,39 @@ void add_opat_options(CLI::App& app, OpatFlags& flags) {
   app.add_flag("--Fop_impl", flags.fop_impl, "also tune the Impl knowledge (implementation mode)");
 }
 
-int run_opat_command(const CommonOptions& common, const OpatFlags& flags,
-                     const aoe::Environment& env, const aoe::sim::Soc& soc, const Io& io) {
-  if (auto s = aoe::make_opat_search(common.search); !s) {
-    io.err << "aoe: --search: " << s.error().message << "\n";
-    return exit_usage;
-  }
-  auto budget = aoe::opat_budget_preset(common.optimization_level);
-  if (!budget) {
-    io.err << "aoe: " << budget.error().message << "\n";
-    return exit_usage;
-  }
-  *budget = common.with_budget_flag(*budget);
+namespace {
 
-  auto graph = load_model(common);
-  if (!graph) {
-    io.err << "aoe: " << graph.error().message << "\n";
-    return model_exit_code(graph.error());
-  }
-
-  aoe::SimulatorBackend backend(soc);
-  aoe::OpatOptions o{.scope = backend.scope(),
-                     .search = common.search,
-                     .budget = *budget,
-                     .seed = common.seed,
-                     .repeat_tune = env.repeat_tune,
-                     .format_tuning = flags.fop_format,
-                     .impl_tuning = flags.fop_impl,
-                     .parallel = env.tuning_parallel_num,
-                     .result_dir = env.work_path(),
-                     .stop = io.stop};
-  if (!flags.tune_ops_file.empty()) {
-    if (auto r = read_tune_ops_file(flags.tune_ops_file, o); !r) {
-      io.err << "aoe: " << r.error().message << "\n";
-      return exit_input;
+/// The exit code of an OPAT job that failed (not interrupted): on the NPU, a kernel catalogue
+/// (AOE_ASCEND_KERNELS) that cannot be read is exit_input, an NPU that cannot be opened, is
+/// busy or whose ACL call failed is exit_device; otherwise the model is loaded and what fails
+/// is the bank or the work directory.
+int opat_error_code(const aoe::ErrorInfo& e, bool on_ascend, const std::string& catalogue) {
+  if (on_ascend) {
+    if (!catalogue.empty() && e.message.find(catalogue) != std::string::npos) return exit_input;
+    if (e.code == aoe::make_error_code(aoe::Errc::busy) ||
+        e.code == aoe::make_error_code(aoe::Errc::device_error) ||
+        e.code.category() != aoe::make_error_code(aoe::Errc::busy).category()) {
+      return exit_device;
     }
   }
-  if (!common.output.empty()) o.tuned_model = std::filesystem::path(common.output);
+  return exit_bank;
+}
 
+/// Prints each operator as it ends (or draws the progress bar); every failure reaches stderr.
+std::function<void(const aoe::OpatEvent&)> opat_progress(const CommonOptions& common,
+                                                         const Io& io) {
   const int verbosity = common.verbosity();
   const bool bar = io.interactive && common.progress_bar == "on";
-  o.on_event = [&](const aoe::OpatEvent& e) {
-    if (e.kind == aoe::OpatEvent::Kind::finished && e.op != nullptr && e.op->failed()) {
-      // Every failure reason reaches stderr, whatever --log says (exit 6 says why there).
-      io.err << "aoe: operator " << e.op_name << " (" << e.op_type << ") failed: " << e.op->error
-             << "\n";
-    }
-    if (bar) {
-      const std::size_t done = e.index + (e.kind == aoe::OpatEvent::Kind::finished ? 1 : 0);
-      draw_progress(io.out, done, e.count, e.op_type);
-      return;
-    }
-    if (e.kind != aoe::OpatEvent::Kind::finished || verbosity < 2 || e.op == nullptr) return;
-    io.out << "[" << (e.index + 1) << "/" << e.count << "] " << e.op_name << " (" << e.op_type
-           << "): ";
-    if (e.op->failed()) {
-      io.out << "failed: " << e.op->error << std::endl;
-      return;
-    }
+  return [&io, verbosity, bar](const aoe::OpatEvent& e) {
+    const bool finished = e.kind == aoe::OpatEvent::Kind::finished && e.op != nullptr;
+    const aoe_tool::TaskEvent task{.index = e.index,
+                                   .count = e.count,
+                                   .finished = finished,
+                                   .bar_label = e.op_type,
+                                   .what = "operator",
+                                   .name = e.op_name + " (" + e.op_type + ")",
+                                   .error = finished && e.op->failed() ? &e.op->error : nullptr};
+    if (!task_progress(task, bar, verbosity, io)) return;
     for (const auto& k : e.op->kinds) {
       io.out << aoe::to_string(k.kind) << " " << aoe::to_string(k.outcome) << " "
              << fixed(k.before_us, 3) << " us -> " << fixed(k.after_us, 3) << " us";
@@ -141,15 +117,36 @@ int run_opat_command(const CommonOptions& common, const OpatFlags& flags,
     if (!e.op->note.empty()) io.out << e.op->note;
     io.out << std::endl;  // flushed: a pipe or a log file sees each operator as it ends
   };
+}
+
+}  // namespace
+
+int run_opat_command(const CommonOptions& common, const OpatFlags& flags,
+                     const aoe::Environment& env, const aoe::sim::Soc& soc, const Io& io) {
+  aoe::SimulatorBackend backend(soc);
+  aoe::OpatOptions o{
+      .scope = backend.scope(), .format_tuning = flags.fop_format, .impl_tuning = flags.fop_impl};
+  int code = exit_usage;
+  const auto graph =
+      start_model_job(aoe::make_opat_search(common.search),
+                      aoe::opat_budget_preset(common.optimization_level), common, env, io, o, code);
+  if (!graph) return code;
+  if (!flags.tune_ops_file.empty()) {
+    if (auto r = read_tune_ops_file(flags.tune_ops_file, o); !r) {
+      io.err << "aoe: " << r.error().message << "\n";
+      return exit_input;
+    }
+  }
+  o.on_event = opat_progress(common, io);
 
   aoe::KnowledgeBank bank({.custom_root = env.op_bank_root(),
                            .builtin_root = env.builtin_bank_root(),
                            .access = bank_access(env, common, io)});
   const bool on_ascend = common.device == "ascend";
-  if (verbosity >= 2) {
+  if (common.verbosity() >= 2) {
     io.out << "aoe: OPAT on " << graph->name << " (" << graph->nodes.size() << " nodes), "
            << (on_ascend ? std::string("Ascend NPU") : common.soc_version + " simulator")
-           << ", search " << common.search << ", " << budget->evaluations
+           << ", search " << common.search << ", " << o.budget.evaluations
            << " evaluations per operator, bank " << env.op_bank_root().string() << "\n";
   }
   aoe::OpatJobResult partial;
@@ -165,45 +162,20 @@ int run_opat_command(const CommonOptions& common, const OpatFlags& flags,
 #endif
     return aoe::run_opat(*graph, backend, bank, o, &partial);
   }();
-  if (bar) io.out << "\n";
+  if (io.interactive && common.progress_bar == "on") io.out << "\n";
   if (!result) {
-    const auto& e = result.error();
-    if (e.code == aoe::make_error_code(aoe::Errc::interrupted)) {
-      io.err << "aoe: interrupted; " << partial.result_file.string()
-             << " holds the operators tuned so far (tune tuning incomplete)\n";
-      return exit_interrupted;
-    }
-    io.err << "aoe: " << e.message << "\n";
-    if (on_ascend) {
-      if (!catalogue.empty() && e.message.find(catalogue) != std::string::npos) return exit_input;
-      if (e.code == aoe::make_error_code(aoe::Errc::busy) ||
-          e.code == aoe::make_error_code(aoe::Errc::device_error) ||
-          e.code.category() != aoe::make_error_code(aoe::Errc::busy).category()) {
-        return exit_device;  // the NPU cannot be opened, is busy, or ACL failed
-      }
-    }
-    return exit_bank;  // the model is loaded: what fails now is the bank or the work directory
+    return job_failed(result.error(), partial.result_file, "the operators tuned so far",
+                      opat_error_code(result.error(), on_ascend, catalogue), io);
   }
   const auto& rep = result->report;
-  if (verbosity >= 1) {
-    io.out << "aoe: " << rep.total() << " operators: " << rep.count(aoe::OpatOutcome::add)
-           << " added, " << rep.count(aoe::OpatOutcome::update) << " updated, "
-           << rep.count(aoe::OpatOutcome::hit) << " bank hits, "
-           << rep.count(aoe::OpatOutcome::reserved) << " reserved, "
-           << rep.count(aoe::OpatOutcome::unsatisfied) << " unsatisfied, "
-           << rep.count(aoe::OpatOutcome::failed) << " failed; model "
-           << fixed(rep.baseline_ms(), 3) << " ms -> " << fixed(rep.result_ms(), 3) << " ms\n";
-    io.out << "aoe: result file " << result->result_file.string() << "\n";
-    io.out << "aoe: tuned model " << result->tuned_model_file.string() << "\n";
+  if (common.verbosity() >= 1) {
+    print_job_summary(io, rep.total(), "operators", rep, rep.baseline_ms(), rep.result_ms(),
+                      result->result_file, result->tuned_model_file);
   }
-  if (const int code = write_opat_reports(common, *graph, rep, soc, result->result_file, io);
-      code != exit_success) {
-    return code;
-  }
-  io.out << rep.tuning_name << " process finished. Performance improved by "
-         << fixed(aoe::OpatReport::improvement(rep.baseline_ms(), rep.result_ms()) * 100.0, 2)
-         << "%\n";
-  return rep.count(aoe::OpatOutcome::failed) > 0 ? exit_ops_failed : exit_success;
+  return job_finished(
+      write_opat_reports(common, *graph, rep, soc, result->result_file, io), rep.tuning_name,
+      fixed(aoe::OpatReport::improvement(rep.baseline_ms(), rep.result_ms()) * 100.0, 2) + "%",
+      rep.count(aoe::OpatOutcome::failed) > 0 ? exit_ops_failed : exit_success, io);
 }
 
 }  // namespace aoe_tool

@@ -21,17 +21,21 @@ struct Soc;
 
 namespace aoe_tool {
 
-/// Each writes the job's report files when --report=on and says where (verbosity >= 1);
-/// returns exit_success, or exit_bank with the message on `io.err` when a file cannot be
-/// written.
-int write_opat_reports(const CommonOptions& common, const aoe::Graph& graph,
-                       const aoe::OpatReport& report, const aoe::sim::Soc& soc,
-                       const std::filesystem::path& result_file, const Io& io);
-int write_sgat_reports(const CommonOptions& common, const aoe::SgatReport& report,
-                       const aoe::sim::Soc& soc, const std::filesystem::path& result_file,
-                       const Io& io);
-int write_gdat_reports(const CommonOptions& common, const aoe::GdatReport& report,
-                       const std::filesystem::path& result_file, const Io& io);
+/// Each writes the job's report files when --report=on and says where (verbosity >= 1); an
+/// error names the file that cannot be written (the command decides the exit code:
+/// job_finished).
+[[nodiscard]] aoe::Result<void> write_opat_reports(
+    const CommonOptions& common, const aoe::Graph& graph, const aoe::OpatReport& report,
+    const aoe::sim::Soc& soc, const std::filesystem::path& result_file, const Io& io);
+[[nodiscard]] aoe::Result<void> write_sgat_reports(const CommonOptions& common,
+                                                   const aoe::SgatReport& report,
+                                                   const aoe::sim::Soc& soc,
+                                                   const std::filesystem::path& result_file,
+                                                   const Io& io);
+[[nodiscard]] aoe::Result<void> write_gdat_reports(const CommonOptions& common,
+                                                   const aoe::GdatReport& report,
+                                                   const std::filesystem::path& result_file,
+                                                   const Io& io);
 
 }  // namespace aoe_tool
 

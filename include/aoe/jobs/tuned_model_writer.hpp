@@ -39,7 +39,7 @@ struct TunedOperator {
 /// A model name as one file name component (docs/cli.md#output-files): every byte that is not
 /// an ASCII letter, digit, '-', '_' or '.' becomes '_', a leading '.' becomes '_' (so neither
 /// ".", ".." nor a hidden file), at most 64 bytes are kept, and an empty name is "model".
-/// "/" gives "_", "../../x" gives "_.._x", "a b/c" gives "a_b_c".
+/// "/" gives "_", "../../x" gives "_._.._x", "a b/c" gives "a_b_c".
 [[nodiscard]] inline std::string model_file_stem(std::string_view model) {
   std::string out;
   for (const char c : model.substr(0, 64)) {

@@ -130,9 +130,6 @@ class KnowledgeBank {
   KnowledgeBank() = default;
   explicit KnowledgeBank(KnowledgeBankOptions options) : options_(std::move(options)) {}
 
-  KnowledgeBank(KnowledgeBank&&) noexcept = default;
-  KnowledgeBank& operator=(KnowledgeBank&&) noexcept = default;
-
   /// The bank AOE's environment names: custom root `Environment::op_bank_root()`
   /// (TUNE_BANK_PATH, else ${ASCEND_CACHE_PATH}/aoe_data, else the default under HOME), built-in
   /// root under ASCEND_OPP_PATH when set. Used by `aoe::Online` when it makes its repository:
@@ -242,9 +239,7 @@ class KnowledgeBank {
  private:
   /// Where a key's entry lives (its file relative to a root, its name in the file's "entries",
   /// how the file's header reads), and the bank file format (detail::BankStore's Format).
-  struct Slot {
-    using Contents = detail::BankEntries;
-    using Record = aoe::Record;
+  struct Slot : detail::BankFormat<detail::BankEntries, aoe::Record> {
     static constexpr std::string_view bank = "knowledge bank";
     static constexpr std::string_view quantity = "value";
 
@@ -253,15 +248,14 @@ class KnowledgeBank {
     KnowledgeKind kind = KnowledgeKind::schedule;
     std::string device;  ///< user keys: the key's device
     std::string entry;   ///< the entry's name: the operator key text, or the problem
-    std::string tool;    ///< written into each entry's provenance
 
     static Slot operator_key(BankScope scope, KnowledgeKind kind, std::string entry,
                              std::string tool) {
-      return Slot{false, std::move(scope), kind, {}, std::move(entry), std::move(tool)};
+      return Slot{{std::move(tool)}, false, std::move(scope), kind, {}, std::move(entry)};
     }
     static Slot user_key(std::string device, std::string entry, std::string tool) {
-      return Slot{true,           {}, KnowledgeKind::schedule, std::move(device), std::move(entry),
-                  std::move(tool)};
+      return Slot{{std::move(tool)}, true, {}, KnowledgeKind::schedule, std::move(device),
+                  std::move(entry)};
     }
     [[nodiscard]] std::filesystem::path file(const std::filesystem::path& root) const {
       return user ? user_file_for(root, device) : file_for(root, scope, kind);
@@ -277,7 +271,6 @@ class KnowledgeBank {
       const auto it = c.find(entry);
       return it == c.end() ? std::nullopt : std::optional<double>(it->second.value);
     }
-    [[nodiscard]] static bool faster(double candidate, double stored) { return candidate < stored; }
     void put(Contents& c, const Record& r) const { c[entry] = r; }
     [[nodiscard]] static double time(const Record& r) { return r.value; }
     [[nodiscard]] static std::string name(const Record& r) { return r.key.problem; }
@@ -314,12 +307,8 @@ inline Result<detail::BankEntries> KnowledgeBank::Slot::parse(
   const auto corrupt = [&](const std::string& where, const std::string& what) {
     return detail::corrupt_bank_file(bank, file.string() + ": " + where, what);
   };
-  auto parsed = aoe::detail::parse_json(bytes, file.string());
-  if (!parsed) {
-    return make_error(Errc::parse_error, "knowledge bank: " + parsed.error().message +
-                                             "; the file is corrupt and was left as it is "
-                                             "(repair it or move it away to start a new bank)");
-  }
+  auto parsed = detail::parse_bank_json(bank, bytes, file);
+  if (!parsed) return parsed.error();
   const auto* obj = parsed->if_object();
   if (obj == nullptr) return corrupt("/", "expected a JSON object");
   const auto* version = obj->if_contains("schema_version");

@@ -30,6 +30,7 @@
 #include <cstddef>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -59,17 +60,41 @@ inline std::string duration_text(double us) {
   return us >= 1000 ? html::num(us / 1000, 3) + " ms" : html::num(us, 1) + " us";
 }
 
-inline std::string repo_cards(std::size_t add, std::size_t hit, std::size_t reserved,
-                              std::size_t unsatisfied, std::size_t update, std::size_t failed) {
-  std::string s = "<div class=\"cards\">";
-  s += html::card("repo-add", std::to_string(add), "add (new, written)");
-  s += html::card("repo-hit", std::to_string(hit), "hit (in the bank, used)");
-  s += html::card("repo-reserved", std::to_string(reserved), "reserved (bank entry kept)");
-  s += html::card("repo-unsatisfied", std::to_string(unsatisfied),
+/// "Repository summary": a card per outcome of the job's bank accounting (`r.count(outcome)`).
+template <class Report>
+std::string repo_summary_html(const Report& r) {
+  using O = JobOutcome;
+  const std::size_t failed = r.count(O::failed);
+  std::string s = "</div><h2>Repository summary</h2><div class=\"cards\">";
+  s += html::card("repo-add", std::to_string(r.count(O::add)), "add (new, written)");
+  s += html::card("repo-hit", std::to_string(r.count(O::hit)), "hit (in the bank, used)");
+  s += html::card("repo-reserved", std::to_string(r.count(O::reserved)),
+                  "reserved (bank entry kept)");
+  s += html::card("repo-unsatisfied", std::to_string(r.count(O::unsatisfied)),
                   "unsatisfied (no better than default)");
-  s += html::card("repo-update", std::to_string(update), "update (re-tuned, better)");
+  s += html::card("repo-update", std::to_string(r.count(O::update)), "update (re-tuned, better)");
   s += html::card("repo-failed", std::to_string(failed), "failed", failed > 0 ? "bad" : "");
   return s + "</div>";
+}
+
+/// A job page's title ("<job> report: <name>" and its badge) and subtitle ("<what>, <timestamp>,
+/// result file <file>, <status>"), then the opening of its cards: the model (or iteration) time
+/// before and after tuning (`unit` in the labels) and the improvement.
+inline std::string page_head(std::string_view job, std::string_view badge, const std::string& what,
+                             const JobReportHead& r, const std::string& status,
+                             std::string_view result_file, double before, double after,
+                             const std::string& improvement, std::string_view before_label,
+                             std::string_view after_label) {
+  std::string b = "<h1>" + std::string(job) + " report: " + html::escape(r.tuning_name) +
+                  " <span class=\"badge\">" + std::string(badge) + "</span></h1>";
+  b += "<p class=\"sub\">" + what + ", " + html::escape(r.timestamp) + ", result file <code>" +
+       html::escape(result_file) + "</code>, " + html::escape(status) + "</p>";
+  b += "<div class=\"cards\">";
+  b += html::card("baseline-ms", html::num(before, 6), before_label);
+  b += html::card("result-ms", html::num(after, 6), after_label);
+  b += html::card("improvement", improvement, "improvement (before / after - 1)",
+                  after < before ? "good" : "");
+  return b;
 }
 
 }  // namespace detail
@@ -233,6 +258,27 @@ inline constexpr std::size_t timeline_operators = 2000;
 
 namespace detail {
 
+/// OPAT's and SGAT's page head: page_head with the model's times (`before`, `after`, in ms),
+/// then the time saved, the tasks (`tasks`: the operators or subgraphs, each with its
+/// `evaluations`), the candidates measured, the tuning time and the repository summary.
+template <class Report, class Tasks>
+std::string model_page_head(const Report& r, std::string_view job, const std::string& what,
+                            std::string_view soc, std::string_view result_file, double before,
+                            double after, const std::string& improvement, const Tasks& tasks,
+                            std::string_view tasks_id, std::string_view tasks_label,
+                            std::string_view evaluations_label) {
+  std::string b = page_head(job, "simulated: " + html::escape(soc) + " timing model", what, r,
+                            r.status_text(), result_file, before, after, improvement,
+                            "model before tuning (ms)", "model after tuning (ms)");
+  std::size_t evaluations = 0;
+  for (const auto& t : tasks) evaluations += t.evaluations;
+  b += html::card("saved-ms", html::num(before - after, 6), "time saved (ms)");
+  b += html::card(tasks_id, std::to_string(r.total()), tasks_label);
+  b += html::card("evaluations", std::to_string(evaluations), evaluations_label);
+  b += html::card("tuning-seconds", html::num(r.tuning_seconds, 1), "tuning time (s)");
+  return b + repo_summary_html(r);
+}
+
 /// A row of OPAT's ranked table: the operator before (`ob`) and after (`oa`), its report.
 inline std::string opat_table_row(std::size_t rank, const OpExecution& ob, const OpExecution& oa,
                                   const OpatOperatorReport* rep, double max_us) {
@@ -279,30 +325,11 @@ inline constexpr std::size_t table_operators = 500;
 /// The OPAT job's page. `result_file` is the name shown; `profile` from `opat_profile`.
 [[nodiscard]] inline std::string opat_html(const OpatReport& r, const ModelProfile& profile,
                                            std::string_view result_file) {
-  std::string b;
-  b += "<h1>OPAT report: " + html::escape(r.tuning_name) +
-       " <span class=\"badge\">simulated: " + html::escape(profile.soc) +
-       " timing model</span></h1>";
-  b += "<p class=\"sub\">Operator tuning, " + html::escape(r.timestamp) + ", result file <code>" +
-       html::escape(result_file) + "</code>, " + html::escape(r.status_text()) + "</p>";
   const double before = r.baseline_ms(), after = r.result_ms();
-  std::size_t evaluations = 0;
-  for (const auto& op : r.operators) evaluations += op.evaluations;
-  b += "<div class=\"cards\">";
-  b += html::card("baseline-ms", html::num(before, 6), "model before tuning (ms)");
-  b += html::card("result-ms", html::num(after, 6), "model after tuning (ms)");
-  b += html::card("improvement", aoe::detail::percent(OpatReport::improvement(before, after)),
-                  "improvement (before / after - 1)", after < before ? "good" : "");
-  b += html::card("saved-ms", html::num(before - after, 6), "time saved (ms)");
-  b += html::card("operators", std::to_string(r.total()), "operators tuned or hit");
-  b += html::card("evaluations", std::to_string(evaluations), "candidates measured");
-  b += html::card("tuning-seconds", html::num(r.tuning_seconds, 1), "tuning time (s)");
-  b += "</div>";
-  b += "<h2>Repository summary</h2>";
-  b += detail::repo_cards(r.count(OpatOutcome::add), r.count(OpatOutcome::hit),
-                          r.count(OpatOutcome::reserved), r.count(OpatOutcome::unsatisfied),
-                          r.count(OpatOutcome::update), r.count(OpatOutcome::failed));
-
+  std::string b = detail::model_page_head(
+      r, "OPAT", "Operator tuning", profile.soc, result_file, before, after,
+      aoe::detail::percent(OpatReport::improvement(before, after)), r.operators, "operators",
+      "operators tuned or hit", "candidates measured");
   b += "<h2 id=\"timeline\">Timeline before and after tuning</h2>";
   b += "<div class=\"legend\"><span><i style=\"background:#0072B2\"></i>compute bound</span>"
        "<span><i style=\"background:#E69F00\"></i>memory bound</span><span><i "
@@ -413,28 +440,11 @@ inline constexpr std::size_t table_operators = 500;
 /// The SGAT job's page.
 [[nodiscard]] inline std::string sgat_html(const SgatReport& r, const ModelProfile& profile,
                                            std::string_view result_file) {
-  std::string b;
-  b += "<h1>SGAT report: " + html::escape(r.tuning_name) +
-       " <span class=\"badge\">simulated: " + html::escape(profile.soc) +
-       " timing model</span></h1>";
-  b += "<p class=\"sub\">Subgraph tuning, " + html::escape(r.timestamp) + ", result file <code>" +
-       html::escape(result_file) + "</code>, " + html::escape(r.status_text()) + "</p>";
   const double before = r.baseline_ms, after = r.result_ms();
-  std::size_t evaluations = 0;
-  for (const auto& s : r.subgraphs) evaluations += s.evaluations;
-  b += "<div class=\"cards\">";
-  b += html::card("baseline-ms", html::num(before, 6), "model before tuning (ms)");
-  b += html::card("result-ms", html::num(after, 6), "model after tuning (ms)");
-  b += html::card("improvement", sgat_percent(SgatReport::improvement(before, after)),
-                  "improvement (before / after - 1)", after < before ? "good" : "");
-  b += html::card("saved-ms", html::num(before - after, 6), "time saved (ms)");
-  b += html::card("subgraphs", std::to_string(r.total()), "subgraphs");
-  b += html::card("evaluations", std::to_string(evaluations), "strategies measured");
-  b += html::card("tuning-seconds", html::num(r.tuning_seconds, 1), "tuning time (s)");
-  b += "</div><h2>Repository summary</h2>";
-  b += detail::repo_cards(r.count(SgatOutcome::add), r.count(SgatOutcome::hit),
-                          r.count(SgatOutcome::reserved), r.count(SgatOutcome::unsatisfied),
-                          r.count(SgatOutcome::update), r.count(SgatOutcome::failed));
+  std::string b =
+      detail::model_page_head(r, "SGAT", "Subgraph tuning", profile.soc, result_file, before, after,
+                              sgat_percent(SgatReport::improvement(before, after)), r.subgraphs,
+                              "subgraphs", "subgraphs", "strategies measured");
   b += "<h2 id=\"timeline\">Timeline before and after tuning</h2>";
   b += timeline_svg(profile);
   std::vector<const SgatSubgraphReport*> order;
@@ -531,29 +541,21 @@ inline std::string split_row(std::string_view name, const GdatSplit& s, const Gd
 
 /// The GDAT job's page.
 [[nodiscard]] inline std::string gdat_html(const GdatReport& r, std::string_view result_file) {
-  std::string b;
-  b += "<h1>GDAT report: " + html::escape(r.tuning_name) +
-       " <span class=\"badge\">simulated: iteration model</span></h1>";
-  b += "<p class=\"sub\">Gradient split tuning on " + std::to_string(r.cluster.devices) +
-       " devices, " + html::escape(r.timestamp) + ", result file <code>" +
-       html::escape(result_file) + "</code>, " + html::escape(r.status_text()) + "</p>";
   const double before = r.baseline.seconds * 1e3;
   const double after = r.result ? r.result->seconds * 1e3 : before;
-  b += "<div class=\"cards\">";
-  b += html::card("baseline-ms", html::num(before, 6), "iteration, default split (ms)");
-  b += html::card("result-ms", html::num(after, 6), "iteration, tuned split (ms)");
-  b += html::card("improvement", aoe::detail::percent(GdatReport::improvement(before, after)),
-                  "improvement (before / after - 1)", after < before ? "good" : "");
+  std::string b = detail::page_head(
+      "GDAT", "simulated: iteration model",
+      "Gradient split tuning on " + std::to_string(r.cluster.devices) + " devices", r,
+      r.status_text(), result_file, before, after,
+      aoe::detail::percent(GdatReport::improvement(before, after)), "iteration, default split (ms)",
+      "iteration, tuned split (ms)");
   b += html::card("optimum-ms", html::num(r.optimum.seconds * 1e3, 6),
                   "dynamic programme's optimum (ms)");
   b += html::card("gap", html::percent(r.gap(r.result ? r.result->seconds : r.baseline.seconds)),
                   "gap to the optimum");
   b += html::card("evaluations", std::to_string(r.evaluations), "splits evaluated");
   b += html::card("source", r.strategy_source.empty() ? "-" : r.strategy_source, "result from");
-  b += "</div><h2>Repository summary</h2>";
-  const auto n = [&](GdatOutcome o) { return r.count(o); };
-  b += detail::repo_cards(n(GdatOutcome::add), n(GdatOutcome::hit), n(GdatOutcome::reserved),
-                          n(GdatOutcome::unsatisfied), n(GdatOutcome::update), 0);
+  b += detail::repo_summary_html(r);
   b += "<h2 id=\"timeline\">Gradient timeline and all-reduce segments</h2>";
   b += "<div class=\"legend\"><span><i style=\"background:#56B4E9\"></i>forward</span><span><i "
        "style=\"background:#0072B2\"></i>backward</span><span><i "
@@ -612,62 +614,56 @@ struct ReportFiles {
   return write_file_atomically(file, text, false);
 }
 
+/// What a job's report files hold: the trace, the op_summary CSV (a job with operators) and the
+/// HTML page.
+struct ReportTexts {
+  boost::json::object trace;
+  std::optional<std::string> op_summary;  ///< none for GDAT (no operators)
+  std::string html;
+};
+
+/// Writes a job's report files next to `result_file`, named after its tuning name and timestamp
+/// (report_file_names): the trace, the op_summary when the job has one, the HTML page.
+[[nodiscard]] inline Result<ReportFiles> write_job_reports(const JobReportHead& r,
+                                                           const std::filesystem::path& result_file,
+                                                           const ReportTexts& texts) {
+  auto files = report_file_names(result_file.parent_path(), r.tuning_name, r.timestamp);
+  if (!texts.op_summary) files.op_summary.clear();
+  if (auto ok = write_report_file(files.trace, boost::json::serialize(texts.trace) + "\n"); !ok) {
+    return ok.error();
+  }
+  if (texts.op_summary) {
+    if (auto ok = write_report_file(files.op_summary, *texts.op_summary); !ok) return ok.error();
+  }
+  if (auto ok = write_report_file(files.html, texts.html); !ok) return ok.error();
+  return files;
+}
+
 /// OPAT's three files, next to `result_file`.
 [[nodiscard]] inline Result<ReportFiles> write_opat_reports(
     const Graph& graph, const OpatReport& r, const sim::Soc& soc,
     const std::filesystem::path& result_file) {
-  const auto files = report_file_names(result_file.parent_path(), r.tuning_name, r.timestamp);
   const ModelProfile profile = opat_profile(graph, r, soc);
-  if (auto ok = write_report_file(files.trace,
-                                  boost::json::serialize(trace_json(profile, "OPAT")) + "\n");
-      !ok) {
-    return ok.error();
-  }
-  if (auto ok = write_report_file(files.op_summary, op_summary_csv(profile, soc.split)); !ok) {
-    return ok.error();
-  }
-  if (auto ok =
-          write_report_file(files.html, opat_html(r, profile, result_file.filename().string()));
-      !ok) {
-    return ok.error();
-  }
-  return files;
+  return write_job_reports(r, result_file,
+                           {trace_json(profile, "OPAT"), op_summary_csv(profile, soc.split),
+                            opat_html(r, profile, result_file.filename().string())});
 }
 
 /// SGAT's three files (the subgraphs as the stream's executions).
 [[nodiscard]] inline Result<ReportFiles> write_sgat_reports(
     const SgatReport& r, const sim::Soc& soc, const std::filesystem::path& result_file) {
-  const auto files = report_file_names(result_file.parent_path(), r.tuning_name, r.timestamp);
   const ModelProfile profile = sgat_profile(r, soc.name);
-  if (auto ok = write_report_file(files.trace,
-                                  boost::json::serialize(trace_json(profile, "SGAT")) + "\n");
-      !ok) {
-    return ok.error();
-  }
-  if (auto ok = write_report_file(files.op_summary, op_summary_csv(profile, soc.split)); !ok) {
-    return ok.error();
-  }
-  if (auto ok =
-          write_report_file(files.html, sgat_html(r, profile, result_file.filename().string()));
-      !ok) {
-    return ok.error();
-  }
-  return files;
+  return write_job_reports(r, result_file,
+                           {trace_json(profile, "SGAT"), op_summary_csv(profile, soc.split),
+                            sgat_html(r, profile, result_file.filename().string())});
 }
 
 /// GDAT's trace and HTML (a step has no operators: no op_summary).
 [[nodiscard]] inline Result<ReportFiles> write_gdat_reports(
     const GdatReport& r, const std::filesystem::path& result_file) {
-  auto files = report_file_names(result_file.parent_path(), r.tuning_name, r.timestamp);
-  files.op_summary.clear();
-  if (auto ok = write_report_file(files.trace, boost::json::serialize(gdat_trace_json(r)) + "\n");
-      !ok) {
-    return ok.error();
-  }
-  if (auto ok = write_report_file(files.html, gdat_html(r, result_file.filename().string())); !ok) {
-    return ok.error();
-  }
-  return files;
+  return write_job_reports(
+      r, result_file,
+      {gdat_trace_json(r), std::nullopt, gdat_html(r, result_file.filename().string())});
 }
 
 }  // namespace aoe::report

@@ -111,6 +111,49 @@ inline double round6(double v) { return std::round(v * 1e6) / 1e6; }
   return root;
 }
 
+/// The "basic" part of a job's result file: its tuning name and, once `complete`, the tuning
+/// time in whole seconds.
+[[nodiscard]] inline boost::json::object basic_json(const JobReportHead& r, bool complete) {
+  boost::json::object basic;
+  basic["tuning_name"] = r.tuning_name;
+  if (complete) {
+    basic["tuning_time(s)"] = static_cast<std::int64_t>(std::llround(r.tuning_seconds));
+  }
+  return basic;
+}
+
+/// The model's times as OPAT's and SGAT's result files give them: the baseline and, once the
+/// job is `complete`, the improvement (`improvement`, as the job prints it) and the result, in
+/// milliseconds rounded to 6 decimals.
+inline void model_performance_json(boost::json::object& job, double baseline_ms, double result_ms,
+                                   bool complete, const std::string& improvement) {
+  job["model_baseline_performance(ms)"] = round6(baseline_ms);
+  if (complete) {
+    job["model_performance_improvement"] = improvement;
+    job["model_result_performance(ms)"] = round6(result_ms);
+  }
+}
+
+/// The result file of a job: its envelope (report_envelope) around the "basic" part
+/// (basic_json) and the job's own part `body` under `job_key` ("OPAT", "SGAT", "GDAT").
+[[nodiscard]] inline boost::json::object job_result_json(const JobReportHead& r, bool complete,
+                                                         std::string_view job_key,
+                                                         boost::json::object body) {
+  return report_envelope(r.timestamp, r.tid, basic_json(r, complete), job_key, std::move(body));
+}
+
+/// Sets `key` of `job` to the names (`name(task)`) of the tasks that failed, when any did
+/// ("tuning_failed_operators", "tuning_failed_subgraphs").
+template <class Tasks, class Name>
+void add_failed_names(boost::json::object& job, std::string_view key, const Tasks& tasks,
+                      Name name) {
+  boost::json::array failed;
+  for (const auto& t : tasks) {
+    if (t.failed()) failed.push_back(boost::json::string(name(t)));
+  }
+  if (!failed.empty()) job[key] = std::move(failed);
+}
+
 /// "repo_summary": the number of entries added, hit, reserved, unsatisfied and updated, and the
 /// total, counted by the report's `count(Outcome)`.
 template <class Outcome, class Report>

@@ -9,9 +9,9 @@
 #include "aoe/core/error.hpp"
 #include "aoe/jobs/detail/result_file.hpp"
 #include "aoe/jobs/gdat/cluster.hpp"
+#include "aoe/jobs/gdat/gradient_fusion_bank.hpp"
 #include "aoe/jobs/gdat/iteration_model.hpp"
 #include "aoe/jobs/gdat/split_strategy.hpp"
-#include "aoe/repo/knowledge_bank.hpp"
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
@@ -79,13 +79,7 @@ namespace detail {
 inline double gdat_ms(double seconds) { return round6(seconds * 1e3); }
 
 inline boost::json::object gdat_split_json(const GdatSplit& s) {
-  boost::json::object o;
-  boost::json::array idx;
-  for (const auto e : s.split.ends) idx.push_back(static_cast<std::int64_t>(e));
-  boost::json::array size;
-  for (const auto p : s.by_size) size.push_back(p);
-  o["by_idx"] = std::move(idx);
-  o["by_size"] = std::move(size);
+  boost::json::object o = gdat::split_json(s.split, s.by_size);
   o["segments"] = static_cast<std::int64_t>(s.split.segments());
   o["iteration_time(ms)"] = gdat_ms(s.seconds);
   return o;
@@ -97,11 +91,6 @@ inline boost::json::object gdat_split_json(const GdatSplit& s) {
 [[nodiscard]] inline boost::json::object to_json(const GdatReport& r) {
   using boost::json::array;
   using boost::json::object;
-  object basic;
-  basic["tuning_name"] = r.tuning_name;
-  if (r.complete()) {
-    basic["tuning_time(s)"] = static_cast<std::int64_t>(std::llround(r.tuning_seconds));
-  }
   object g;
   g["model_baseline_performance(ms)"] = detail::gdat_ms(r.baseline.seconds);
   if (r.complete()) {
@@ -164,7 +153,7 @@ inline boost::json::object gdat_split_json(const GdatSplit& s) {
   }
   g["repo_summary"] = detail::repo_summary<GdatOutcome>(r, r.outcome ? 1 : 0);
 
-  return detail::report_envelope(r.timestamp, r.tid, std::move(basic), "GDAT", std::move(g));
+  return detail::job_result_json(r, r.complete(), "GDAT", std::move(g));
 }
 
 /// The result file's name: aoe_result_gdat_${timestamp}_${pid}.json.

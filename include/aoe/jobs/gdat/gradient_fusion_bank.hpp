@@ -41,6 +41,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -48,6 +49,7 @@
 #include <sstream>
 #include <string>
 #include <system_error>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -70,21 +72,35 @@ struct GradientFusionRecord {
   Provenance provenance;
 };
 
+/// A split as the bank and the result file write it: {"by_idx": [the last gradient of each
+/// segment], "by_size": [each segment's percent of the bytes]}.
+[[nodiscard]] inline boost::json::object split_json(const SplitStrategy& split,
+                                                    const std::vector<double>& by_size) {
+  boost::json::object o;
+  boost::json::array idx;
+  for (const auto end : split.ends) idx.push_back(static_cast<std::int64_t>(end));
+  boost::json::array size;
+  for (const auto p : by_size) size.push_back(p);
+  o["by_idx"] = std::move(idx);
+  o["by_size"] = std::move(size);
+  return o;
+}
+
+/// The contents of a gradient-fusion bank file.
+struct GradientFusionContents {
+  boost::json::array raw;                     ///< every entry, ours and others'
+  std::vector<GradientFusionRecord> records;  ///< ours
+  std::vector<std::size_t> positions;         ///< of each record in `raw`
+  /// "<hash>\n<cluster>" and position of our entries skipped for their time (a store of the
+  /// same key replaces them).
+  std::vector<std::pair<std::string, std::size_t>> unusable;
+};
+
 /// The gradient-fusion bank file format (aoe::detail::BankStore's Format): a JSON array of
 /// entries, AOE's kept as they are.
-struct GradientFusionFile {
-  struct Contents {
-    boost::json::array raw;                     ///< every entry, ours and others'
-    std::vector<GradientFusionRecord> records;  ///< ours
-    std::vector<std::size_t> positions;         ///< of each record in `raw`
-    /// "<hash>\n<cluster>" and position of our entries skipped for their time (a store of the
-    /// same key replaces them).
-    std::vector<std::pair<std::string, std::size_t>> unusable;
-  };
-  using Record = GradientFusionRecord;
+struct GradientFusionFile : aoe::detail::BankFormat<GradientFusionContents, GradientFusionRecord> {
   static constexpr std::string_view bank = "gradient-fusion bank";
   static constexpr std::string_view quantity = "iteration time";
-  std::string tool;  ///< written into each provenance
 
   /// The file's entries; ours whose iteration time is not a positive finite number are kept in
   /// `raw` but not in `records`, and named in `skipped`.
@@ -140,14 +156,7 @@ struct GradientFusionFile {
     ours["schema_version"] = gradient_bank_schema_version;
     ours["model_name"] = r.model_name;
     ours["cluster"] = r.cluster;
-    boost::json::object split;
-    boost::json::array idx;
-    for (const auto end : r.split.ends) idx.push_back(static_cast<std::int64_t>(end));
-    boost::json::array size;
-    for (const auto p : r.by_size) size.push_back(p);
-    split["by_idx"] = std::move(idx);
-    split["by_size"] = std::move(size);
-    ours["split_strategy"] = std::move(split);
+    ours["split_strategy"] = split_json(r.split, r.by_size);
     ours["iteration_time(ms)"] = r.iteration_seconds * 1e3;
     ours["default_iteration_time(ms)"] = r.default_seconds * 1e3;
     ours["provenance"] = aoe::detail::provenance_json(r.provenance, tool);
@@ -163,7 +172,7 @@ class GradientFusionBank {
   GradientFusionBank(std::filesystem::path root, std::string soc_version,
                      std::string tool = "openaoe " AOE_VERSION_STRING, BankAccess access = {})
       : file_(file_for(root, soc_version)),
-        format_{std::move(tool)},
+        format_{{std::move(tool)}},
         store_(std::move(access), true, "a gradient-fusion bank file, docs/gdat.md") {}
 
   /// <root>/<soc_version>_gradient_fusion.json (AOE: "<soc>_gradient_fusion.json in
@@ -221,12 +230,29 @@ inline Result<GradientFusionFile::Contents> GradientFusionFile::parse(
   const auto corrupt = [&](const std::string& where, const std::string& what) {
     return aoe::detail::corrupt_bank_file(bank, file.string() + ": " + where, what);
   };
-  auto parsed = aoe::detail::parse_json(bytes, file.string());
-  if (!parsed) {
-    return make_error(Errc::parse_error, "gradient-fusion bank: " + parsed.error().message +
-                                             "; the file is corrupt and was left as it is "
-                                             "(repair it or move it away to start a new bank)");
-  }
+  // The array `obj[key]` (at `at`) into `into`: numbers, or integers of at least `min`.
+  const auto array = [&]<class T>(const boost::json::object& obj, const char* key,
+                                  const std::string& at, const std::string& expected,
+                                  const std::string& element, std::vector<T>& into,
+                                  std::int64_t min) -> Result<void> {
+    const auto* a = obj.if_contains(key);
+    if (a == nullptr || !a->is_array()) return corrupt(at + "/" + key, expected);
+    for (std::size_t k = 0; k < a->as_array().size(); ++k) {
+      const auto& v = a->as_array()[k];
+      if (std::is_floating_point_v<T> ? !v.is_number() : (!v.is_int64() || v.as_int64() < min)) {
+        return corrupt(at + "/" + key + "/" + std::to_string(k), element);
+      }
+      if constexpr (std::is_floating_point_v<T>) {
+        into.push_back(v.to_number<double>());
+      } else {
+        into.push_back(static_cast<T>(v.as_int64()));
+      }
+    }
+    return {};
+  };
+  constexpr auto any = std::numeric_limits<std::int64_t>::min();
+  auto parsed = aoe::detail::parse_bank_json(bank, bytes, file);
+  if (!parsed) return parsed.error();
   boost::json::value root = std::move(*parsed);
   if (!root.is_array()) return corrupt("/", "expected a JSON array of entries");
   out.raw = std::move(root.as_array());
@@ -283,54 +309,35 @@ inline Result<GradientFusionFile::Contents> GradientFusionFile::parse(
     const auto* split = o->if_contains("split_strategy");
     const std::string sptr = ptr + "/openaoe/split_strategy";
     if (split == nullptr || !split->is_object()) return corrupt(sptr, "expected an object");
-    const auto* idx = split->as_object().if_contains("by_idx");
-    if (idx == nullptr || !idx->is_array() || idx->as_array().empty()) {
+    const auto& so = split->as_object();
+    const auto* idx = so.if_contains("by_idx");
+    if (idx != nullptr && idx->is_array() && idx->as_array().empty()) {
       return corrupt(sptr + "/by_idx", "expected a non-empty array of gradient indices");
     }
-    for (std::size_t k = 0; k < idx->as_array().size(); ++k) {
-      const auto& v = idx->as_array()[k];
-      if (!v.is_int64() || v.as_int64() < 0) {
-        return corrupt(sptr + "/by_idx/" + std::to_string(k), "expected a gradient index");
-      }
-      r.split.ends.push_back(static_cast<std::size_t>(v.as_int64()));
+    if (auto ok = array(so, "by_idx", sptr, "expected a non-empty array of gradient indices",
+                        "expected a gradient index", r.split.ends, 0);
+        !ok) {
+      return ok.error();
     }
-    const auto* size = split->as_object().if_contains("by_size");
-    if (size == nullptr || !size->is_array()) {
-      return corrupt(sptr + "/by_size", "expected an array of percentages");
-    }
-    for (std::size_t k = 0; k < size->as_array().size(); ++k) {
-      const auto& v = size->as_array()[k];
-      if (!v.is_number()) {
-        return corrupt(sptr + "/by_size/" + std::to_string(k), "expected a percentage");
-      }
-      r.by_size.push_back(v.to_number<double>());
+    if (auto ok = array(so, "by_size", sptr, "expected an array of percentages",
+                        "expected a percentage", r.by_size, any);
+        !ok) {
+      return ok.error();
     }
     const auto* value = e->if_contains("modelvalue");
     const std::string vptr = ptr + "/modelvalue";
     if (value == nullptr || !value->is_object()) {
       return corrupt(vptr, "expected {\"gradientTime\": [...], \"gradientSize\": [...]}");
     }
-    const auto* times = value->as_object().if_contains("gradientTime");
-    const auto* sizes = value->as_object().if_contains("gradientSize");
-    if (times == nullptr || !times->is_array()) {
-      return corrupt(vptr + "/gradientTime", "expected an array of times");
+    if (auto ok = array(value->as_object(), "gradientTime", vptr, "expected an array of times",
+                        "expected a number", r.gradient_time_us, any);
+        !ok) {
+      return ok.error();
     }
-    if (sizes == nullptr || !sizes->is_array()) {
-      return corrupt(vptr + "/gradientSize", "expected an array of sizes");
-    }
-    for (std::size_t k = 0; k < times->as_array().size(); ++k) {
-      const auto& v = times->as_array()[k];
-      if (!v.is_number()) {
-        return corrupt(vptr + "/gradientTime/" + std::to_string(k), "expected a number");
-      }
-      r.gradient_time_us.push_back(v.to_number<double>());
-    }
-    for (std::size_t k = 0; k < sizes->as_array().size(); ++k) {
-      const auto& v = sizes->as_array()[k];
-      if (!v.is_int64()) {
-        return corrupt(vptr + "/gradientSize/" + std::to_string(k), "expected an integer");
-      }
-      r.gradient_size.push_back(v.as_int64());
+    if (auto ok = array(value->as_object(), "gradientSize", vptr, "expected an array of sizes",
+                        "expected an integer", r.gradient_size, any);
+        !ok) {
+      return ok.error();
     }
     aoe::detail::read_provenance(*o, r.provenance);
     out.records.push_back(std::move(r));

@@ -118,18 +118,11 @@ struct OpatReport : JobReportHead {
 [[nodiscard]] inline boost::json::object to_json(const OpatReport& r) {
   using boost::json::array;
   using boost::json::object;
-  object basic;
-  basic["tuning_name"] = r.tuning_name;
-  if (r.finished && !r.interrupted) {
-    basic["tuning_time(s)"] = static_cast<std::int64_t>(std::llround(r.tuning_seconds));
-  }
   object opat;
-  opat["model_baseline_performance(ms)"] = detail::round6(r.baseline_ms());
-  if (r.finished && !r.interrupted) {
-    opat["model_performance_improvement"] =
-        detail::percent(OpatReport::improvement(r.baseline_ms(), r.result_ms()));
-    opat["model_result_performance(ms)"] = detail::round6(r.result_ms());
-  }
+  const bool complete = r.finished && !r.interrupted;
+  detail::model_performance_json(
+      opat, r.baseline_ms(), r.result_ms(), complete,
+      detail::percent(OpatReport::improvement(r.baseline_ms(), r.result_ms())));
   opat["opat_tuning_result"] = r.status_text();
   array modified;
   for (const auto& op : r.operators) {
@@ -153,13 +146,9 @@ struct OpatReport : JobReportHead {
   }
   opat["repo_modified_operators"] = std::move(modified);
   opat["repo_summary"] = detail::repo_summary<OpatOutcome>(r, r.total());
-  array failed;
-  for (const auto& op : r.operators) {
-    if (op.failed()) failed.push_back(boost::json::string(op.op_name));
-  }
-  if (!failed.empty()) opat["tuning_failed_operators"] = std::move(failed);
-
-  return detail::report_envelope(r.timestamp, r.tid, std::move(basic), "OPAT", std::move(opat));
+  detail::add_failed_names(opat, "tuning_failed_operators", r.operators,
+                           [](const auto& op) { return op.op_name; });
+  return detail::job_result_json(r, complete, "OPAT", std::move(opat));
 }
 
 /// The result file's name: aoe_result_opat_${timestamp}_${pid}.json.

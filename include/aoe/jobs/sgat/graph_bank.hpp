@@ -17,6 +17,7 @@
 #include "aoe/core/error.hpp"
 #include "aoe/detail/parse_json.hpp"
 #include "aoe/detail/read_input.hpp"
+#include "aoe/detail/write_json.hpp"
 #include "aoe/io/atomic_file.hpp"
 #include "aoe/jobs/sgat/subgraph_key.hpp"
 #include "aoe/repo/bank_access.hpp"
@@ -29,7 +30,6 @@
 
 #include <boost/json/object.hpp>
 #include <boost/json/parse.hpp>
-#include <boost/json/serialize.hpp>
 #include <boost/json/value.hpp>
 
 #include <cctype>
@@ -75,12 +75,9 @@ struct GraphBankOptions {
 };
 
 /// The graph bank file format (detail::BankStore's Format): JSON lines, a version line first.
-struct GraphBankFile {
-  using Contents = std::vector<GraphBankRecord>;
-  using Record = GraphBankRecord;
+struct GraphBankFile : detail::BankFormat<std::vector<GraphBankRecord>, GraphBankRecord> {
   static constexpr std::string_view bank = "graph bank";
   static constexpr std::string_view quantity = "value";
-  std::string tool;  ///< written into each provenance
 
   /// The records of a file's text; those whose time is not a positive finite number are left
   /// out and named in `skipped`.
@@ -93,7 +90,6 @@ struct GraphBankFile {
     }
     return std::nullopt;
   }
-  [[nodiscard]] static bool faster(double candidate, double stored) { return candidate < stored; }
   static void put(Contents& c, const Record& r) {
     for (auto& s : c) {
       if (s.repo_key == r.repo_key && s.signature == r.signature) {
@@ -106,8 +102,9 @@ struct GraphBankFile {
   [[nodiscard]] static double time(const Record& r) { return r.value; }
   [[nodiscard]] static std::string name(const Record& r) { return r.repo_key; }
 
-  /// A record as its JSON line (without the newline).
-  [[nodiscard]] std::string line(const GraphBankRecord& r) const {
+  /// A record as its JSON line (without the newline); `where` names it in an error (a number
+  /// that is not finite).
+  [[nodiscard]] Result<std::string> line(const GraphBankRecord& r, const std::string& where) const {
     boost::json::object o;
     o["repo_key"] = r.repo_key;
     o["modelName"] = r.model_name;
@@ -120,14 +117,18 @@ struct GraphBankFile {
     o["value"] = r.value;
     o["signature"] = r.signature;
     o["provenance"] = detail::provenance_json(r.provenance, tool);
-    return boost::json::serialize(o);
+    return detail::serialize_json(o, where);
   }
   [[nodiscard]] Result<std::string> text(const Contents& records,
-                                         const std::filesystem::path& /*file*/) const {
+                                         const std::filesystem::path& file) const {
     std::string text = "{\"version\": \"";
     text += graph_bank_version;
     text += "\"}\n";
-    for (const auto& r : records) text += line(r) + "\n";
+    for (std::size_t i = 0; i < records.size(); ++i) {
+      auto l = line(records[i], file.string() + ":" + std::to_string(i + 2));
+      if (!l) return l.error();
+      text += *l + "\n";
+    }
     return text;
   }
 };
@@ -137,8 +138,6 @@ class GraphBank {
  public:
   GraphBank() = default;
   explicit GraphBank(GraphBankOptions options) : options_(std::move(options)) {}
-  GraphBank(GraphBank&&) noexcept = default;
-  GraphBank& operator=(GraphBank&&) noexcept = default;
 
   [[nodiscard]] const GraphBankOptions& options() const noexcept { return options_; }
 
@@ -191,12 +190,15 @@ class GraphBank {
   /// Forgets the files read so far.
   void reload() { store_.reload(); }
 
-  /// A record as its JSON line (without the newline).
-  [[nodiscard]] std::string to_line(const GraphBankRecord& r) const { return format_.line(r); }
+  /// A record as its JSON line (without the newline), as a bank file holds it; a number that is
+  /// not finite is an error.
+  [[nodiscard]] Result<std::string> to_line(const GraphBankRecord& r) const {
+    return format_.line(r, "graph bank record " + r.repo_key);
+  }
 
  private:
   GraphBankOptions options_;
-  GraphBankFile format_{options_.tool};
+  GraphBankFile format_{{options_.tool}};
   detail::BankStore<GraphBankFile> store_{options_.access, true, "a graph bank file, docs/sgat.md"};
 };
 

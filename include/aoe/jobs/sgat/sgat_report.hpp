@@ -95,18 +95,10 @@ struct SgatReport : JobReportHead {
 [[nodiscard]] inline boost::json::object to_json(const SgatReport& r) {
   using boost::json::array;
   using boost::json::object;
-  object basic;
-  basic["tuning_name"] = r.tuning_name;
-  if (r.complete()) {
-    basic["tuning_time(s)"] = static_cast<std::int64_t>(std::llround(r.tuning_seconds));
-  }
   object sgat;
-  sgat["model_baseline_performance(ms)"] = detail::round6(r.baseline_ms);
-  if (r.complete()) {
-    sgat["model_performance_improvement"] =
-        sgat_percent(SgatReport::improvement(r.baseline_ms, r.result_ms()));
-    sgat["model_result_performance(ms)"] = detail::round6(r.result_ms());
-  }
+  detail::model_performance_json(
+      sgat, r.baseline_ms, r.result_ms(), r.complete(),
+      sgat_percent(SgatReport::improvement(r.baseline_ms, r.result_ms())));
   array added;
   array updated;
   for (const auto& s : r.subgraphs) {
@@ -124,13 +116,9 @@ struct SgatReport : JobReportHead {
   sgat["repo_modified_subgraphs"] = std::move(modified);
   sgat["repo_summary"] = detail::repo_summary<SgatOutcome>(r, r.total());
   if (r.status_text() != "tuning successful") sgat["sgat_tuning_result"] = r.status_text();
-  array failed;
-  for (const auto& s : r.subgraphs) {
-    if (s.failed()) failed.push_back(boost::json::string(s.name));
-  }
-  if (!failed.empty()) sgat["tuning_failed_subgraphs"] = std::move(failed);
-
-  return detail::report_envelope(r.timestamp, r.tid, std::move(basic), "SGAT", std::move(sgat));
+  detail::add_failed_names(sgat, "tuning_failed_subgraphs", r.subgraphs,
+                           [](const auto& s) { return s.name; });
+  return detail::job_result_json(r, r.complete(), "SGAT", std::move(sgat));
 }
 
 /// The result file's name: aoe_result_sgat_${timestamp}_${pid}.json.

@@ -5,24 +5,23 @@
 // finite number refused; the file lock, waited for up to TUNE_BANK_LOCK_TIMEOUT; the file re-read
 // under it; `kept` when the stored record is as fast; otherwise `added` or `updated` and the
 // file rewritten through aoe::write_file_atomically) and the check before a job. A bank says only
-// what differs: its file format and how its records are found and compared, in a Format:
+// what differs: its file format and how its records are found and compared, in a Format that
+// derives from BankFormat<Contents, Record> (the types, the tool written into each provenance,
+// "faster" as a plain comparison) and adds:
 //
-//   struct Format {
-//     using Contents = ...;  using Record = ...;
-//     static constexpr std::string_view bank = "graph bank";  // in messages
-//     static constexpr std::string_view quantity = "value";   // "its <quantity> is not ..."
-//     Result<Contents> parse(std::string text, const path& file, std::vector<std::string>&
-//                            skipped) const;  // skipped: how each skipped record is named
-//     std::optional<double> stored(const Contents&, const Record&) const;  // the stored time
-//     bool faster(double candidate, double stored) const;
-//     void put(Contents&, const Record&) const;            // add or replace the record
-//     Result<std::string> text(const Contents&, const path& file) const;
-//     double time(const Record&) const;  std::string name(const Record&) const;
-//   };
+//   static constexpr std::string_view bank = "graph bank";  // in messages
+//   static constexpr std::string_view quantity = "value";   // "its <quantity> is not ..."
+//   Result<Contents> parse(std::string text, const path& file, std::vector<std::string>&
+//                          skipped) const;  // skipped: how each skipped record is named
+//   std::optional<double> stored(const Contents&, const Record&) const;  // the stored time
+//   void put(Contents&, const Record&) const;            // add or replace the record
+//   Result<std::string> text(const Contents&, const path& file) const;
+//   double time(const Record&) const;  std::string name(const Record&) const;
 #ifndef AOE_REPO_DETAIL_BANK_STORE_HPP
 #define AOE_REPO_DETAIL_BANK_STORE_HPP
 
 #include "aoe/core/error.hpp"
+#include "aoe/detail/parse_json.hpp"
 #include "aoe/detail/read_input.hpp"
 #include "aoe/io/atomic_file.hpp"
 #include "aoe/repo/bank_access.hpp"
@@ -64,6 +63,31 @@ namespace aoe::detail {
                                                    expected + ", found " + found +
                                                    "; written by another version, left as it is");
 }
+
+/// The JSON of a bank file's text; text that is not JSON is a corrupt file.
+[[nodiscard]] inline Result<boost::json::value> parse_bank_json(std::string_view bank,
+                                                                const std::string& bytes,
+                                                                const std::filesystem::path& file) {
+  auto parsed = parse_json(bytes, file.string());
+  if (!parsed) {
+    return make_error(Errc::parse_error, std::string(bank) + ": " + parsed.error().message +
+                                             "; the file is corrupt and was left as it is "
+                                             "(repair it or move it away to start a new bank)");
+  }
+  return parsed;
+}
+
+/// What every bank file format (BankStore's Format) starts from: its contents and record types,
+/// the tool written into each entry's provenance, and a record faster than the stored one when
+/// its time is smaller (a format may say otherwise).
+template <class ContentsType, class RecordType>
+struct BankFormat {
+  using Contents = ContentsType;
+  using Record = RecordType;
+  std::string tool;  ///< written into each provenance
+
+  [[nodiscard]] static bool faster(double candidate, double stored) { return candidate < stored; }
+};
 
 /// An entry's "provenance" object, `tool` the writer.
 [[nodiscard]] inline boost::json::object provenance_json(const Provenance& p,
