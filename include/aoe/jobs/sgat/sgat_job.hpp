@@ -82,6 +82,11 @@ struct SgatStepRequest {
   std::uint64_t seed = 0;
   std::vector<Configuration> initial;                        ///< measured first
   std::vector<std::pair<Configuration, Measurement>> known;  ///< measured by the plan already
+  /// What decides the subgraphs and their spaces (`sgat_tasks`): the job's options.
+  bool nonhomo_split = false;
+  std::int64_t max_slices = 32;
+  std::uint64_t min_kernels = 2;
+  std::uint64_t max_kernels = 32;
 };
 
 /// Options of an SGAT job. Aggregate: `aoe::SgatOptions{.nonhomo_split = true}`.
@@ -350,7 +355,11 @@ struct SgatWave {
                     .parallel = options.parallel,
                     .seed = derive_seed(options.seed, key + (plan.stored ? 1 : 0)),
                     .initial = {},
-                    .known = {{def, Measurement::success(base, {}, base)}}};  // = evaluate(def)
+                    .known = {{def, Measurement::success(base, {}, base)}},  // = evaluate(def)
+                    .nonhomo_split = options.nonhomo_split,
+                    .max_slices = options.max_slices,
+                    .min_kernels = options.split.min_kernels,
+                    .max_kernels = options.split.max_kernels};
   if (plan.stored) {
     q.initial.push_back(plan.stored->first);
     q.known.push_back(*plan.stored);
@@ -461,6 +470,16 @@ struct SgatWave {
 }
 
 }  // namespace detail
+
+/// The options that decide `sgat_tasks`, as a worker rank rebuilds them from a request.
+[[nodiscard]] inline SgatOptions sgat_task_options(const SgatStepRequest& request) {
+  SgatOptions o;
+  o.nonhomo_split = request.nonhomo_split;
+  o.max_slices = request.max_slices;
+  o.split.min_kernels = request.min_kernels;
+  o.split.max_kernels = request.max_kernels;
+  return o;
+}
 
 /// One SGAT tuning step, as any rank runs it: `request` on `task` (subgraph `request.subgraph`
 /// of `sgat_tasks`). Throws aoe::Error when the search name is unknown.
