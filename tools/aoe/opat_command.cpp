@@ -1,6 +1,7 @@
 // `aoe --job_type=2`: OPAT on the simulator, its flags and its progress output (docs/cli.md).
 #include "opat_command.hpp"
 
+#include "distributed.hpp"
 #include "model_input.hpp"
 #include "reports.hpp"
 
@@ -138,6 +139,7 @@ int run_opat_command(const CommonOptions& common, const OpatFlags& flags,
     }
   }
   o.on_event = opat_progress(common, io);
+  if (io.executors != nullptr) o.executor = io.executors->opat;  // mpirun: over the ranks
 
   aoe::KnowledgeBank bank({.custom_root = env.op_bank_root(),
                            .builtin_root = env.builtin_bank_root(),

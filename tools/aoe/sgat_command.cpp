@@ -1,6 +1,7 @@
 // `aoe --job_type=1`: SGAT on the simulator, its flag and its progress output (docs/sgat.md).
 #include "sgat_command.hpp"
 
+#include "distributed.hpp"
 #include "model_input.hpp"
 #include "reports.hpp"
 #include <aoe/jobs/sgat/graph_bank.hpp>
@@ -60,6 +61,7 @@ int run_sgat_command(const CommonOptions& common, const SgatFlags& flags,
                       aoe::sgat_budget_preset(common.optimization_level), common, env, io, o, code);
   if (!graph) return code;
   o.on_event = sgat_progress(common, io);
+  if (io.executors != nullptr) o.executor = io.executors->sgat;  // mpirun: over the ranks
 
   const int verbosity = common.verbosity();
   if (verbosity >= 1 && soc.split) {
