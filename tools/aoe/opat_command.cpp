@@ -93,7 +93,7 @@ int run_opat_command(const CommonOptions& common, const OpatFlags& flags,
     return model_exit_code(graph.error());
   }
 
-  aoe::SimulatorBackend backend(soc);
+  aoe::SimulatorBackend backend(soc, common.measure_latency);
   aoe::OpatOptions o{.scope = backend.scope(),
                      .search = common.search,
                      .budget = *budget,
