@@ -64,8 +64,9 @@ set(AOE_MPI_TEST_ENVIRONMENT
 #   mpi.unavailable           without aoe::mpi: reported skipped
 #   mpi.aoe_command           the `aoe` command started as one of several ranks, and its
 #                             --measure_latency (no mpirun)
-#   mpi.tools                 the tools run by mpirun themselves (test cases "tools under
-#                             mpirun:*": aoe-bench over ranks, aoe's faults); with aoe::mpi
+#   mpi.tools, mpi.faults     the tools under mpirun, started by the test cases themselves
+#                             ("tools under mpirun:*"): aoe-bench over ranks; aoe's OPAT with
+#                             a rank killed and with SIGINT to mpirun; with aoe::mpi
 function(aoe_mpi_add_tests tests_dir sources)
   add_executable(aoe_test_mpi ${sources})
   _aoe_setup_test_target(aoe_test_mpi mpi "${tests_dir}")  # cmake/AoeTesting.cmake
@@ -100,10 +101,14 @@ function(aoe_mpi_add_tests tests_dir sources)
              WORKING_DIRECTORY "${_workdir}")
     set_tests_properties(mpi.distributed PROPERTIES LABELS mpi TIMEOUT ${AOE_TEST_TIMEOUT}
                          SKIP_RETURN_CODE 77 ENVIRONMENT "${AOE_MPI_TEST_ENVIRONMENT}")
-    add_test(NAME mpi.tools
-             COMMAND aoe_test_mpi --no-version "--test-case=tools under mpirun:*"
+    # Each its own ctest, so that a skipped fault case is reported skipped.
+    add_test(NAME mpi.tools COMMAND aoe_test_mpi --no-version
+                                    "--test-case=tools under mpirun: aoe-bench*"
              WORKING_DIRECTORY "${_workdir}")
-    set_tests_properties(mpi.tools PROPERTIES LABELS mpi TIMEOUT ${AOE_TEST_TIMEOUT}
+    add_test(NAME mpi.faults COMMAND aoe_test_mpi --no-version
+                                     "--test-case=tools under mpirun: aoe OPAT*"
+             WORKING_DIRECTORY "${_workdir}")
+    set_tests_properties(mpi.tools mpi.faults PROPERTIES LABELS mpi TIMEOUT ${AOE_TEST_TIMEOUT}
                          SKIP_RETURN_CODE 77 ENVIRONMENT "${AOE_MPI_TEST_ENVIRONMENT}")
   else()
     add_test(NAME mpi.unavailable COMMAND "${CMAKE_COMMAND}" -E echo
