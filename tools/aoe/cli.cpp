@@ -2,6 +2,7 @@
 #include "cli.hpp"
 
 #include "command.hpp"
+#include "distributed.hpp"
 #include "gdat_command.hpp"
 #include "opat_command.hpp"
 #include "sgat_command.hpp"
@@ -73,10 +74,33 @@ long launcher_ranks(const aoe::GetEnv& getenv, std::string& variable) {
   return 1;
 }
 
+// This process's rank as the launcher numbers it (0 when none did): OMPI_COMM_WORLD_RANK,
+// PMI_RANK, MV2_COMM_WORLD_RANK or SLURM_PROCID, read before MPI starts so that only rank 0
+// prints what every rank finds wrong with the flags.
+long launcher_rank(const aoe::GetEnv& getenv) {
+  for (const char* name :
+       {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "MV2_COMM_WORLD_RANK", "SLURM_PROCID"}) {
+    const auto value = getenv(name);
+    if (!value) continue;
+    long n = 0;
+    const char* last = value->data() + value->size();
+    const auto [p, ec] = std::from_chars(value->data(), last, n);
+    if (ec == std::errc() && p == last) return n;
+  }
+  return 0;
+}
+
 }  // namespace
 
-int run(int argc, const char* const* argv, const aoe::GetEnv& getenv, std::ostream& out,
-        std::ostream& err, const std::atomic<bool>* stop, bool interactive) {
+int run(int argc, const char* const* argv, const aoe::GetEnv& getenv, std::ostream& out_arg,
+        std::ostream& err_arg, const std::atomic<bool>* stop, bool interactive) {
+  std::string launcher;
+  const long ranks = launcher_ranks(getenv, launcher);
+  // Under mpirun only rank 0 speaks (the others would repeat each line).
+  std::ostream discard(nullptr);
+  const bool quiet = ranks > 1 && launcher_rank(getenv) > 0;
+  std::ostream& out = quiet ? discard : out_arg;
+  std::ostream& err = quiet ? discard : err_arg;
   CommonOptions opt;
   OpatFlags opat;
   SgatFlags sgat;
@@ -153,15 +177,16 @@ int run(int argc, const char* const* argv, const aoe::GetEnv& getenv, std::ostre
     }
   }
 
+#if !defined(AOE_WITH_MPI)
   // N copies of a job that is not distributed would fight over one bank and result file.
-  if (std::string variable; launcher_ranks(getenv, variable) > 1) {
-    err << "aoe: started as one of several MPI ranks (" << variable
-        << ", by mpirun or srun): distributed aoe jobs are not available yet, and each rank "
+  if (ranks > 1) {
+    err << "aoe: started as one of several MPI ranks (" << launcher
+        << ", by mpirun or srun), but this aoe was built without MPI (aoe::mpi): each rank "
            "would run the whole job on the same knowledge bank and result file; run aoe as "
-           "one process, or spread your own Tuner's measurements with aoe::MpiMeasure "
-           "(docs/distributed.md)\n";
+           "one process, or build it with Boost.MPI and Open MPI (docs/distributed.md)\n";
     return exit_usage;
   }
+#endif
   if (!(opt.measure_latency >= 0 && opt.measure_latency <= 3600)) {
     err << "aoe: --measure_latency=" << opt.measure_latency << ": expected seconds in [0, 3600]\n";
     return exit_usage;
@@ -239,12 +264,25 @@ int run(int argc, const char* const* argv, const aoe::GetEnv& getenv, std::ostre
            "(--job_type=2 --device=simulator) only; ignored here (docs/distributed.md)\n";
   }
   const Io io{.out = out, .err = err, .stop = stop, .interactive = interactive, .getenv = &getenv};
+  const auto job = [&](const Io& job_io) {
+    switch (opt.job_type) {
+      case 1: return run_sgat_command(opt, sgat, *env, *soc, job_io);
+      case 4: return run_gdat_command(opt, gdat, *env, *soc, job_io);
+      default: return run_opat_command(opt, opat, *env, *soc, job_io);
+    }
+  };
   int code = exit_success;
-  switch (opt.job_type) {
-    case 1: code = run_sgat_command(opt, sgat, *env, *soc, io); break;
-    case 4: code = run_gdat_command(opt, gdat, *env, *soc, io); break;
-    default: code = run_opat_command(opt, opat, *env, *soc, io); break;
+#if defined(AOE_WITH_MPI)
+  if (ranks > 1) {
+    bool worker = false;
+    code = run_ranks(opt, *soc, io, job, worker);
+    if (worker) return code;  // its output was discarded
+  } else {
+    code = job(io);
   }
+#else
+  code = job(io);
+#endif
   out.flush();
   if (!out) {
     // /dev/full, a closed pipe: the last line (the result) was lost. An earlier failure keeps

@@ -54,6 +54,8 @@ struct CommonOptions {
   }
 };
 
+struct JobExecutors;  // distributed.hpp: where the jobs run their tuning steps (mpirun)
+
 /// Where a job writes: `out` the progress and the last line, `err` the errors. `stop` is set by
 /// the signal handlers; `interactive` turns on the progress bar (stdout is a terminal);
 /// `getenv` reads the environment (for what aoe::Environment does not hold).
@@ -63,6 +65,7 @@ struct Io {
   const std::atomic<bool>* stop = nullptr;
   bool interactive = false;
   const aoe::GetEnv* getenv = nullptr;
+  const JobExecutors* executors = nullptr;  ///< under mpirun: over the ranks; null: in process
 };
 
 /// How a job shares its bank: TUNE_BANK_LOCK_TIMEOUT, and the bank's warnings (skipped

@@ -1,6 +1,7 @@
 // `aoe --job_type=4`: GDAT on a modelled cluster, its flags and its output (docs/gdat.md).
 #include "gdat_command.hpp"
 
+#include "distributed.hpp"
 #include "model_input.hpp"
 #include "reports.hpp"
 #include <aoe/jobs/gdat/backward_derivation.hpp>
@@ -171,6 +172,7 @@ int run_gdat_command(const CommonOptions& common, const GdatFlags& flags,
                      .exact = flags.exact,
                      .result_dir = env.work_path(),
                      .stop = io.stop};
+  if (io.executors != nullptr) o.executor = io.executors->gdat;  // mpirun: over the ranks
   if (bar) {
     o.on_progress = [&](std::size_t done, std::size_t count) {
       draw_progress(io.out, done, count, "split search");

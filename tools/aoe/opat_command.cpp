@@ -1,6 +1,7 @@
 // `aoe --job_type=2`: OPAT on the simulator, its flags and its progress output (docs/cli.md).
 #include "opat_command.hpp"
 
+#include "distributed.hpp"
 #include "model_input.hpp"
 #include "reports.hpp"
 
@@ -104,6 +105,7 @@ int run_opat_command(const CommonOptions& common, const OpatFlags& flags,
                      .parallel = env.tuning_parallel_num,
                      .result_dir = env.work_path(),
                      .stop = io.stop};
+  if (io.executors != nullptr) o.executor = io.executors->opat;  // mpirun: over the ranks
   if (!flags.tune_ops_file.empty()) {
     if (auto r = read_tune_ops_file(flags.tune_ops_file, o); !r) {
       io.err << "aoe: " << r.error().message << "\n";

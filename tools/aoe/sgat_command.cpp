@@ -1,6 +1,7 @@
 // `aoe --job_type=1`: SGAT on the simulator, its flag and its progress output (docs/sgat.md).
 #include "sgat_command.hpp"
 
+#include "distributed.hpp"
 #include "model_input.hpp"
 #include "reports.hpp"
 #include <aoe/jobs/sgat/graph_bank.hpp>
@@ -47,6 +48,7 @@ int run_sgat_command(const CommonOptions& common, const SgatFlags& flags,
                      .parallel = env.tuning_parallel_num,
                      .result_dir = env.work_path(),
                      .stop = io.stop};
+  if (io.executors != nullptr) o.executor = io.executors->sgat;  // mpirun: over the ranks
   if (!common.output.empty()) o.tuned_model = std::filesystem::path(common.output);
 
   const int verbosity = common.verbosity();

@@ -1,18 +1,24 @@
 // The floor the three AOE jobs (OPAT, SGAT, GDAT) stand on, written once:
 //
-//   tasks -> per task, in the fixed task order:
-//     1. bank lookup (the caller: reads only)
-//     2. the tuning step: `tune_step(space, search, measure, seed, limits)`, a function of the
-//        task, its seed and its known starting points (in the measure and the search's start)
-//        that returns a TuningResult and touches neither the bank nor the result file
-//     3. accounting (`account`: the bank write, hit / add / update / reserved / unsatisfied,
-//        the record another process stored meanwhile) and the result file rewritten (`JobFrame`)
+//   tasks, in a fixed order, in waves of `job_wave_width` -> per wave:
+//     1. plan (the caller, in task order): bank lookup (reads only), what each task starts from,
+//        and a `Request` per task that needs tuning;
+//     2. the tuning steps: `tune_step(space, search, measure, seed, limits)`, each a function of
+//        its request alone (its task, seed and known starting points, and what the job learned
+//        in earlier waves) that returns a `StepOutcome` and touches neither the bank nor the
+//        result file. A `StepExecutor` runs them: in this process (the default) or spread over
+//        MPI ranks (include/aoe/mpi/job_executor.hpp);
+//     3. accounting in task order (`account`: the bank write, hit / add / update / reserved /
+//        unsatisfied, the record another process stored meanwhile) and the result file
+//        rewritten (`JobFrame`);
 //   -> the job's end (`JobFrame::finish`: the last, durable write; interrupted or not).
 //
-// Executor: step 2 is the only part that may run elsewhere. A distributed executor (#14) runs
-// the tuning steps of several tasks on other ranks and hands their TuningResults back to the
-// caller, which does steps 1 and 3 in task order, so the outputs stay byte-identical whatever
-// runs the steps (and at any TUNING_PARALLEL_NUM).
+// Determinism: what a task's step sees is fixed by the task order and the wave width, never by
+// how many ranks or threads run the steps nor by when their results arrive; so one process and
+// N ranks write byte-identical banks, result files and tuned models (docs/distributed.md). A
+// task learns in-job knowledge (winners of similar operators, their trials) only from earlier
+// waves; a bank key that occurs twice in one wave is tuned once, by its first task, and the
+// later task is accounted after it exactly as one process would (a bank hit).
 #ifndef AOE_JOBS_JOB_SKELETON_HPP
 #define AOE_JOBS_JOB_SKELETON_HPP
 
@@ -32,13 +38,21 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <limits>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <system_error>
 #include <utility>
+#include <vector>
 
 namespace aoe {
+
+/// Tasks per wave (see the header): the steps of one wave may run at once, on as many ranks as
+/// there are; a task sees the in-job knowledge of the waves before its own. A constant, not the
+/// number of ranks, so that outputs do not depend on how many ranks run the job.
+inline constexpr std::size_t job_wave_width = 8;
 
 /// Evaluations per task and the evaluations without improvement after which a task's tuning
 /// stops, as --tune_optimization_level sets them (O2 normal, AOE's default; O1 high
@@ -104,6 +118,63 @@ template <class Measure>
   return tuner.tune(
       space, MaxEvaluations{limits.budget.evaluations} || NoImprovement{limits.budget.patience},
       detail::StepObserver{&limits});
+}
+
+/// What a tuning step hands back, whatever ran it (serialised between MPI ranks by
+/// include/aoe/mpi/job_wire.hpp): every evaluation in order (configuration, measurement and
+/// evaluation number; the tuner's clock is left out, it is no output) and the best.
+struct StepOutcome {
+  std::vector<Trial> history;
+  std::optional<Configuration> best_configuration;
+  double best_value = std::numeric_limits<double>::infinity();
+  std::string policy;
+  bool interrupted = false;  ///< the job's stop flag ended the step
+
+  [[nodiscard]] bool found() const noexcept { return best_configuration.has_value(); }
+
+  [[nodiscard]] static StepOutcome of(const TuningResult& r) {
+    StepOutcome o;
+    o.history.reserve(r.history.size());
+    for (const auto& t : r.history)
+      o.history.push_back({t.configuration, t.measurement, t.evaluation});
+    if (r.found()) {
+      o.best_configuration = r.best_configuration;
+      o.best_value = r.best_value;
+    }
+    o.policy = r.policy;
+    o.interrupted = r.reason == StopReason::observer;
+    return o;
+  }
+};
+
+/// The step function of a job: a request in, its reply out.
+template <class Request, class Reply>
+using StepFunction = std::function<Reply(const Request&)>;
+
+/// Where a job's tuning steps run. `run(requests, costs, local)` returns one reply per request,
+/// in request order, each what `local(request)` returns, computed here or by the same function
+/// on another rank; a step that failed there is an error naming where. `costs` (one per
+/// request, or empty) orders the handout: most expensive first. `ranks`: how many places run
+/// steps at once. Empty `run` (the default): every step in this process, in order.
+template <class Request, class Reply>
+struct StepExecutor {
+  std::function<std::vector<Result<Reply>>(std::span<const Request>, std::span<const double>,
+                                           const StepFunction<Request, Reply>&)>
+      run{};
+  std::size_t ranks = 1;
+};
+
+/// Runs `requests` with `executor` (in this process when it has no `run`).
+template <class Request, class Reply>
+[[nodiscard]] std::vector<Result<Reply>> run_steps(const StepExecutor<Request, Reply>& executor,
+                                                   std::span<const Request> requests,
+                                                   std::span<const double> costs,
+                                                   const StepFunction<Request, Reply>& local) {
+  if (executor.run) return executor.run(requests, costs, local);
+  std::vector<Result<Reply>> out;
+  out.reserve(requests.size());
+  for (const auto& q : requests) out.emplace_back(local(q));
+  return out;
 }
 
 /// What the bank accounting of a tuned task decided.
@@ -193,6 +264,24 @@ class JobFrame {
   std::filesystem::path file_;
   std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
 };
+
+/// The start every job shares: the result file named and stamped (`JobFrame::start`), then
+/// `checks` in order (the bank writable for what the job uses, the search name, ...), each a
+/// callable returning Result<void>: the first error stops the job before any work.
+template <class Report, class... Checks>
+[[nodiscard]] Result<JobFrame<Report>> start_job(Report& report, std::string name,
+                                                 const std::filesystem::path& result_dir,
+                                                 std::string_view job, Checks&&... checks) {
+  auto frame = JobFrame<Report>::start(report, std::move(name), result_dir, job);
+  if (!frame) return frame.error();
+  Result<void> ok{};
+  const auto check = [&](auto& c) {
+    if (ok) ok = c();
+  };
+  (check(checks), ...);
+  if (!ok) return ok.error();
+  return frame;
+}
 
 }  // namespace aoe
 

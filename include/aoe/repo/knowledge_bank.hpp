@@ -45,6 +45,7 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <span>
 #include <sstream>
 #include <string>
 #include <system_error>
@@ -217,6 +218,16 @@ class KnowledgeBank {
   /// directory and takes (then releases) the lock of each kind's file.
   [[nodiscard]] Result<void> check_writable(const BankScope& scope) const {
     for (const auto kind : {KnowledgeKind::schedule, KnowledgeKind::format, KnowledgeKind::impl}) {
+      const Slot slot = Slot::operator_key(scope, kind, {}, options_.tool);
+      if (auto ok = store_.check_writable(custom_file(scope, kind), slot); !ok) return ok;
+    }
+    return {};
+  }
+
+  /// The same for the files of `kinds` only: a job locks only the files it will write (#18).
+  [[nodiscard]] Result<void> check_writable(const BankScope& scope,
+                                            std::span<const KnowledgeKind> kinds) const {
+    for (const auto kind : kinds) {
       const Slot slot = Slot::operator_key(scope, kind, {}, options_.tool);
       if (auto ok = store_.check_writable(custom_file(scope, kind), slot); !ok) return ok;
     }

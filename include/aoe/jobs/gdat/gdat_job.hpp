@@ -13,6 +13,7 @@
 #include "aoe/core/stop_conditions.hpp"
 #include "aoe/core/tuner.hpp"
 #include "aoe/jobs/gdat/cluster.hpp"
+#include "aoe/jobs/gdat/gdat_report.hpp"
 #include "aoe/jobs/gdat/gradient_fusion_bank.hpp"
 #include "aoe/jobs/gdat/gradient_profile.hpp"
 #include "aoe/jobs/gdat/iteration_model.hpp"
@@ -20,7 +21,6 @@
 #include "aoe/jobs/gdat/split_measure.hpp"
 #include "aoe/jobs/gdat/split_space.hpp"
 #include "aoe/jobs/gdat/split_strategy.hpp"
-#include "aoe/jobs/gdat/gdat_report.hpp"
 #include "aoe/jobs/job_skeleton.hpp"
 #include "aoe/repo/memory_repository.hpp"
 #include "aoe/search/by_name.hpp"
@@ -35,12 +35,14 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 namespace aoe {
 
@@ -62,6 +64,30 @@ using GdatBudget = JobBudget;
   return make_search(name);
 }
 
+/// What measuring GDAT's splits needs wherever it runs: the model on the cluster, at most
+/// `max_segments` segments.
+struct GdatContext {
+  gdat::GradientProfile profile;
+  gdat::Cluster cluster;
+  std::uint64_t max_segments = gdat::max_split_segments;
+};
+
+/// A part of one of the search's batches, as any rank can measure it (`gdat_measure`).
+/// Serialised between ranks by include/aoe/mpi/job_wire.hpp.
+struct GdatMeasureRequest {
+  std::shared_ptr<const GdatContext> context;
+  std::vector<Configuration> batch;
+};
+
+/// The measurements of `batch` (configurations of SplitSpace(gradients, max_segments)) on the
+/// context's model: what SplitMeasure gives in the job itself.
+[[nodiscard]] inline std::vector<Measurement> gdat_measure(const GdatContext& context,
+                                                           std::span<const Configuration> batch) {
+  const gdat::IterationModel model(context.profile, context.cluster);
+  const gdat::SplitSpace space(model.gradients(), context.max_segments);
+  return gdat::SplitMeasure(model, space).measure(SpaceView(space.space()), batch);
+}
+
 /// Options of a GDAT job. Aggregate: `aoe::GdatOptions{.max_segments = 4}`.
 struct GdatOptions {
   std::size_t max_segments = gdat::max_split_segments;  ///< --segments: 1 to 8
@@ -81,6 +107,9 @@ struct GdatOptions {
   const std::atomic<bool>* stop = nullptr;  ///< set by SIGINT/SIGTERM: end cleanly
   /// Called after each batch of the search with the evaluations so far and the budget.
   std::function<void(std::size_t evaluations, std::size_t budget)> on_progress{};
+  /// Where the search's batches are measured: in this process (empty, the default) or spread
+  /// over MPI ranks, each batch in one part per rank (aoe::mpi::JobExecutor). The same result.
+  StepExecutor<GdatMeasureRequest, std::vector<Measurement>> executor{};
 };
 
 /// What a job produced.
@@ -90,6 +119,49 @@ struct GdatJobResult {
 };
 
 namespace detail {
+
+/// The job's measure policy: SplitMeasure, each batch spread over `executor`'s ranks (one
+/// contiguous part per rank) when it has any; the measurements come back in batch order.
+class GdatMeasure {
+ public:
+  GdatMeasure(gdat::SplitMeasure local, const GdatOptions& options,
+              std::shared_ptr<const GdatContext> context)
+      : local_(local), executor_(&options.executor), context_(std::move(context)) {}
+
+  std::vector<Measurement> measure(SpaceView view, std::span<const Configuration> batch) {
+    if (!executor_->run || executor_->ranks < 2) return local_.measure(view, batch);
+    const std::size_t parts = std::min(executor_->ranks, batch.size());
+    std::vector<GdatMeasureRequest> requests(parts);
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+      auto& q = requests[i * parts / batch.size()];
+      q.context = context_;
+      q.batch.push_back(batch[i]);
+    }
+    const StepFunction<GdatMeasureRequest, std::vector<Measurement>> local =
+        [&](const GdatMeasureRequest& q) { return local_.measure(view, q.batch); };
+    auto results = run_steps(*executor_, std::span<const GdatMeasureRequest>(requests),
+                             std::span<const double>(), local);
+    std::vector<Measurement> out;
+    out.reserve(batch.size());
+    for (std::size_t p = 0; p < parts; ++p) {
+      for (std::size_t i = 0; i < requests[p].batch.size(); ++i) {
+        if (results[p] && results[p]->size() == requests[p].batch.size()) {
+          out.push_back((*results[p])[i]);
+        } else {
+          out.push_back(Measurement::failure(
+              Status::runtime, results[p] ? "a rank returned another number of measurements"
+                                          : "the rank failed: " + results[p].error().message));
+        }
+      }
+    }
+    return out;
+  }
+
+ private:
+  gdat::SplitMeasure local_;
+  const StepExecutor<GdatMeasureRequest, std::vector<Measurement>>* executor_;
+  std::shared_ptr<const GdatContext> context_;
+};
 
 /// Drops the cuts of `split` that do not pay for themselves: while removing one leaves the
 /// iteration time no longer, it is removed (fewer all-reduces for the same modelled time; each
@@ -160,6 +232,7 @@ struct GdatTask {
   const gdat::GradientProfile& profile;
   const gdat::IterationModel& model;
   std::string cluster_key;
+  std::shared_ptr<const GdatContext> context;  ///< for other ranks (options.executor)
   [[nodiscard]] GdatSplit summary(const gdat::SplitStrategy& s) const {
     return GdatSplit{s, s.size_percentages(profile), model.seconds(s)};
   }
@@ -181,7 +254,8 @@ struct GdatTask {
   }
   // The tuning step (job_skeleton.hpp): an executor may run it elsewhere.
   const TuningResult r =
-      tune_step(space.space(), std::move(search), gdat::SplitMeasure(task.model, space),
+      tune_step(space.space(), std::move(search),
+                GdatMeasure(gdat::SplitMeasure(task.model, space), options, task.context),
                 derive_seed(options.seed, fnv1a(rep.model_hash + task.cluster_key)),
                 StepLimits{options.budget, options.batch_size, options.stop, &options.on_progress});
   rep.evaluations = r.history.size();
@@ -253,7 +327,11 @@ inline void gdat_describe(const GdatTask& task, const gdat::Cluster& cluster,
   job.result_file = frame->result_file();
   if (auto ok = bank.check_writable(); !ok) return ok.error();
   const gdat::IterationModel model(profile, cluster);
-  const detail::GdatTask task{profile, model, gdat_cluster_key(cluster, options.max_segments)};
+  const detail::GdatTask task{
+      profile, model, gdat_cluster_key(cluster, options.max_segments),
+      options.executor.run
+          ? std::make_shared<const GdatContext>(GdatContext{profile, cluster, options.max_segments})
+          : nullptr};
   detail::gdat_describe(task, cluster, options, rep);
   if (auto ok = frame->write(); !ok) return ok.error();
 

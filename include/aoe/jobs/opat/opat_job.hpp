@@ -83,6 +83,23 @@ struct OpatEvent {
   std::string op_type;
 };
 
+/// The tuning step of one knowledge kind of one operator, as any rank can run it
+/// (`opat_step`): the operator by its index in `fuse(graph)`, and everything else the step
+/// reads. Serialised between ranks by include/aoe/mpi/job_wire.hpp.
+struct OpatStepRequest {
+  std::uint64_t op = 0;  ///< the operator's index in fuse(graph)
+  KnowledgeKind kind = KnowledgeKind::schedule;
+  std::string search;
+  JobBudget budget;
+  std::uint64_t batch_size = 8;
+  std::int32_t parallel = 8;  ///< TUNING_PARALLEL_NUM
+  std::uint64_t seed = 0;
+  std::vector<Configuration> initial;  ///< measured first (docs/search.md#transfer)
+  std::vector<std::pair<Configuration, Measurement>> known;  ///< measured by the plan already
+  std::vector<Feature> context;                              ///< the operator's features
+  std::shared_ptr<const TransferData> prior;                 ///< what a learned model starts from
+};
+
 /// Options of an OPAT job. Aggregate: `aoe::OpatOptions{.search = "bayesian"}`.
 struct OpatOptions {
   BankScope scope{};
@@ -112,6 +129,9 @@ struct OpatOptions {
   std::optional<std::filesystem::path> tuned_model = std::nullopt;  ///< --output
   const std::atomic<bool>* stop = nullptr;           ///< set by SIGINT/SIGTERM: end cleanly
   std::function<void(const OpatEvent&)> on_event{};  ///< progress
+  /// Where the tuning steps run: in this process (empty, the default) or over MPI ranks
+  /// (aoe::mpi::JobExecutor, docs/distributed.md). The outputs are the same.
+  StepExecutor<OpatStepRequest, StepOutcome> executor{};
 };
 
 /// What a job produced.
@@ -240,11 +260,19 @@ template <class Backend>
 
 namespace detail {
 
-/// What the job carries from one operator to the next.
+/// The knowledge kinds the job tunes, in order: Schedule, then Format and Impl when asked.
+[[nodiscard]] inline std::vector<KnowledgeKind> opat_kinds(const OpatOptions& options) {
+  std::vector<KnowledgeKind> kinds{KnowledgeKind::schedule};
+  if (options.format_tuning) kinds.push_back(KnowledgeKind::format);
+  if (options.impl_tuning) kinds.push_back(KnowledgeKind::impl);
+  return kinds;
+}
+
+/// What the job has learned, as the tasks of the next wave see it (job_skeleton.hpp).
 struct OpatJobState {
   std::vector<KnowledgeKind> kinds;
   TransferHints hints;
-  /// Every trial of the operators tuned so far, in task order, for a learned cost model.
+  /// Every trial of the operators accounted so far, in task order, for a learned cost model.
   std::shared_ptr<TransferData> learned = std::make_shared<TransferData>();
   /// A key tuned earlier in this job that was not written (unsatisfied): reuse the outcome.
   std::map<TuningKey, KindPerformance> unsatisfied_in_job;
@@ -274,100 +302,204 @@ template <class Runner>
   return std::optional<Measured>(Measured{*cfg, std::move(m)});
 }
 
-/// One knowledge kind of one operator: bank lookup -> tuning step -> bank accounting. Returns
-/// false when the job must stop (interrupted); `rep.error` is set when the operator failed.
 template <class Backend>
-[[nodiscard]] Result<bool> opat_tune_kind(Backend& backend, const OperatorDesc& op,
-                                          KnowledgeKind kind, KnowledgeBank& bank,
-                                          const OpatOptions& options, OpatJobState& job,
-                                          OpatOperatorReport& rep,
-                                          std::vector<KindChoice>& choices) {
-  auto runner = backend.create(op, kind);
-  if (!runner) {
-    rep.error = runner.error().message;
-    return true;
+using opat_runner_t = std::remove_cvref_t<decltype(*std::declval<Backend&>().create(
+    std::declval<const OperatorDesc&>(), KnowledgeKind::schedule))>;
+
+/// One knowledge kind of an operator as planned: `hit` (the bank's record is used), `later`
+/// (an earlier task of this wave tunes the same key, or the job found it unsatisfied: decided
+/// when accounting, as one process would) or `tune` (request `step` of the wave).
+template <class Runner>
+struct OpatKindPlan {
+  enum class Action : std::uint8_t { hit, later, tune };
+  KnowledgeKind kind = KnowledgeKind::schedule;
+  TuningKey key;
+  Runner runner;
+  Measured def;
+  std::optional<Measured> stored;
+  Action action = Action::tune;
+  std::size_t step = 0;
+};
+
+/// One fused operator as planned: its report so far (name, default time, or why it failed).
+template <class Runner>
+struct OpatOperatorPlan {
+  OpatOperatorReport rep;
+  std::vector<OpatKindPlan<Runner>> kinds;
+};
+
+/// What a wave's plan collects: the requests of its tuning steps, their costs, the keys tuned.
+struct OpatWave {
+  std::vector<OpatStepRequest> requests;
+  std::vector<double> costs;
+  std::set<TuningKey> keys;
+};
+
+/// The request of one kind's tuning step. The search starts from what is known: the stored
+/// configuration and the default (measured in the plan, handed back by KnownMeasure) and the
+/// winners of similar operators; a learned model sees the trials of earlier waves and the bank.
+template <class Runner>
+[[nodiscard]] OpatStepRequest opat_request(const OperatorDesc& op, std::uint64_t op_index,
+                                           const OpatKindPlan<Runner>& k,
+                                           const OpatOptions& options, const OpatJobState& job) {
+  const Space& space = k.runner.space();
+  OpatStepRequest q{.op = op_index,
+                    .kind = k.kind,
+                    .search = options.search,
+                    .budget = options.budget,
+                    .batch_size = options.batch_size,
+                    .parallel = options.parallel,
+                    .seed = derive_seed(options.seed, fnv1a(k.key.problem) + (k.stored ? 1 : 0)),
+                    .initial = {},
+                    .known = {},
+                    .context = {},
+                    .prior = nullptr};
+  q.known.emplace_back(k.def.configuration, k.def.measurement);
+  if (k.stored) {
+    q.initial.push_back(k.stored->configuration);
+    q.known.emplace_back(k.stored->configuration, k.stored->measurement);
   }
-  const Space& space = runner->space();
-  if (space.dimensions() == 0) return true;  // nothing of this kind to tune for this op
-  Configuration def_cfg = runner->default_configuration();
-  const Measurement def_m = runner->evaluate(def_cfg);
-  const Measured def{std::move(def_cfg), def_m};
-  if (!def.measurement.ok()) {
-    rep.error = "the default policy fails on the device: " + def.measurement.message;
-    return true;
+  q.initial.push_back(k.def.configuration);
+  q.context = operator_features(op, k.kind, options.scope);
+  q.prior = job.hints.prior(job.learned, k.kind, space);
+  const std::string op_text = operator_key_text(op, options.impl_mode);
+  for (const auto& values : job.hints.nearest(k.kind, op_text, options.transfer_hints)) {
+    if (auto c = project_onto(space, values, k.def.configuration)) q.initial.push_back(*c);
   }
-  const double def_us = def.measurement.value * 1e6;
-  if (rep.kinds.empty()) rep.default_us = def_us;
-  const TuningKey key = make_bank_key(op, kind, options.scope, options.impl_mode);
-  auto stored = opat_stored(bank, key, *runner);
-  if (!stored) return stored.error();
-  KindPerformance perf{kind, def_us, def_us, OpatOutcome::unsatisfied};
-  Configuration use = def.configuration;
-  bool interrupted = false;
-  const bool tuned_in_job = !job.tuned_keys.insert(key).second;
-  if (*stored && (!options.repeat_tune || tuned_in_job)) {
-    perf = {kind, def_us, (*stored)->measurement.value * 1e6, OpatOutcome::hit};
-    use = (*stored)->configuration;
-  } else if (const auto it = job.unsatisfied_in_job.find(key);
-             !*stored && it != job.unsatisfied_in_job.end()) {
-    perf = it->second;  // same computation as an operator before it: same outcome
-  } else {
-    // The search starts from what is known: the stored configuration, the default (both
-    // measured above, handed back by KnownMeasure) and the winners of similar operators.
-    SearchStart start;
-    std::vector<std::pair<Configuration, Measurement>> known{{def.configuration, def.measurement}};
-    if (*stored) {
-      start.initial.push_back((*stored)->configuration);
-      known.emplace_back((*stored)->configuration, (*stored)->measurement);
+  return q;
+}
+
+/// Plans one fused operator (rank 0, in task order): per kind its runner, the default measured,
+/// the bank looked up, and a request when it must be tuned. An operator that cannot run is
+/// planned failed (`rep.error`) with no request.
+template <class Backend>
+[[nodiscard]] Result<OpatOperatorPlan<opat_runner_t<Backend>>> opat_plan_operator(
+    Backend& backend, const OperatorDesc& op, std::uint64_t op_index, const KnowledgeBank& bank,
+    const OpatOptions& options, OpatJobState& job, OpatWave& wave) {
+  using Plan = OpatKindPlan<opat_runner_t<Backend>>;
+  OpatOperatorPlan<opat_runner_t<Backend>> plan;
+  plan.rep.op_name = op.name;
+  plan.rep.op_type = op.type;
+  const std::size_t first_request = wave.requests.size();
+  for (const KnowledgeKind kind : job.kinds) {
+    auto runner = backend.create(op, kind);
+    if (!runner) {
+      plan.rep.error = runner.error().message;
+      break;
     }
-    start.initial.push_back(def.configuration);
-    const std::vector<Feature> context = operator_features(op, kind, options.scope);
-    start.context = context;
-    // The job's trials so far (shared: appended to only after this search has ended) and
-    // the bank's records as it stood when the job started.
-    start.prior = job.hints.prior(job.learned, kind, space);
-    const std::string op_text = operator_key_text(op, options.impl_mode);
-    for (const auto& values : job.hints.nearest(kind, op_text, options.transfer_hints)) {
-      if (auto c = project_onto(space, values, def.configuration)) start.initial.push_back(*c);
+    if (runner->space().dimensions() == 0) continue;  // nothing of this kind to tune
+    Configuration def_cfg = runner->default_configuration();
+    Measurement def_m = runner->evaluate(def_cfg);
+    if (!def_m.ok()) {
+      plan.rep.error = "the default policy fails on the device: " + def_m.message;
+      break;
     }
-    // The tuning step (job_skeleton.hpp): an executor may run it elsewhere.
-    using Runner = std::remove_cvref_t<decltype(*runner)>;
-    const TuningResult r =
-        tune_step(space, std::move(*make_opat_search(options.search, start)),
-                  KnownMeasure<ParallelMeasure<Runner>>(
-                      ParallelMeasure<Runner>(*runner, options.parallel), std::move(known)),
-                  derive_seed(options.seed, fnv1a(key.problem) + (*stored ? 1 : 0)),
-                  StepLimits{options.budget, options.batch_size, options.stop});
-    rep.evaluations += r.history.size();
-    perf.best_so_far_us = best_so_far_us(r.history);
-    append_trials(*job.learned, context, space, r.history);
-    interrupted = r.reason == StopReason::observer;
-    const Measured& from = *stored ? **stored : def;
-    perf.before_us = perf.after_us = from.measurement.value * 1e6;
-    use = from.configuration;
-    const auto record = [&](const Configuration& c, double value, std::string policy) {
-      return bank.store(Record{key, space.named_values(c), value,
-                               Provenance{std::move(policy), r.history.size(), utc_timestamp()}});
-    };
-    auto acc = account(
-        stored->has_value(), interrupted, r.found() && r.best_value < from.measurement.value,
-        options.record_unsatisfied,
-        [&] { return record(*r.best_configuration, r.best_value, std::string(r.policy)); },
-        [&] { return record(def.configuration, def.measurement.value, "default"); });
-    if (!acc) return acc.error();
-    perf.outcome = acc->outcome;
-    if (acc->use_found) {
-      perf.after_us = r.best_value * 1e6;
-      use = *r.best_configuration;
-      job.hints.add(kind, op_text, space.named_values(use), true);
-    } else if (!*stored && !interrupted && !options.record_unsatisfied) {
-      job.unsatisfied_in_job.emplace(key, perf);
+    if (plan.kinds.empty()) plan.rep.default_us = def_m.value * 1e6;
+    const TuningKey key = make_bank_key(op, kind, options.scope, options.impl_mode);
+    auto stored = opat_stored(bank, key, *runner);
+    if (!stored) return stored.error();
+    Plan k{
+        kind, key, std::move(*runner), {std::move(def_cfg), std::move(def_m)}, std::move(*stored)};
+    const bool tuned_in_job = !job.tuned_keys.insert(key).second;
+    if (wave.keys.contains(key) || (!k.stored && job.unsatisfied_in_job.contains(key))) {
+      k.action = Plan::Action::later;
+    } else if (k.stored && (!options.repeat_tune || tuned_in_job)) {
+      k.action = Plan::Action::hit;
+    } else {
+      wave.keys.insert(key);
+      k.step = wave.requests.size();
+      wave.requests.push_back(opat_request(op, op_index, k, options, job));
+      wave.costs.push_back(k.runner.space().raw_size());
+    }
+    plan.kinds.push_back(std::move(k));
+  }
+  if (!plan.rep.error.empty()) {  // a failed operator is not tuned at all
+    wave.requests.resize(first_request);
+    wave.costs.resize(first_request);
+    plan.kinds.clear();
+  }
+  return plan;
+}
+
+/// A kind of an operator after its step, before the bank is written: its performance so far,
+/// the configuration it started from (`from`) and the step's best when it beat `from`.
+struct OpatKindResult {
+  KindPerformance perf;
+  Configuration from;
+  std::optional<Configuration> better;
+  double better_value = 0;
+  bool tuned = false;
+};
+
+/// What a kind's plan and step say, read in task order: a hit, the outcome of the same key
+/// earlier in the job, or the step's trials (added to what later waves learn).
+template <class Runner>
+[[nodiscard]] Result<OpatKindResult> opat_kind_result(
+    const OpatKindPlan<Runner>& k, const OperatorDesc& op, const StepOutcome* step,
+    const KnowledgeBank& bank, const OpatOptions& options, OpatJobState& job) {
+  using Action = typename OpatKindPlan<Runner>::Action;
+  const double def_us = k.def.measurement.value * 1e6;
+  OpatKindResult out;
+  out.perf = {k.kind, def_us, def_us, OpatOutcome::unsatisfied, {}};
+  out.from = k.def.configuration;
+  std::optional<Measured> stored = k.stored;
+  if (k.action == Action::later) {
+    auto now = opat_stored(bank, k.key, k.runner);  // the bank as the earlier task left it
+    if (!now) return now.error();
+    stored = std::move(*now);
+    if (!stored) {
+      if (const auto it = job.unsatisfied_in_job.find(k.key); it != job.unsatisfied_in_job.end())
+        out.perf = it->second;  // same computation as an operator before it: same outcome
+      return out;
     }
   }
-  choices.push_back(
-      {kind, space.named_values(use), space.named_values(def.configuration), perf.after_us});
-  rep.kinds.push_back(perf);
-  return !interrupted;
+  if (k.action != Action::tune) {
+    out.perf = {k.kind, def_us, stored->measurement.value * 1e6, OpatOutcome::hit};
+    out.from = stored->configuration;
+    return out;
+  }
+  out.tuned = true;
+  out.perf.best_so_far_us = best_so_far_us(step->history);
+  append_trials(*job.learned, operator_features(op, k.kind, options.scope), k.runner.space(),
+                step->history);
+  const Measured& from = stored ? *stored : k.def;
+  out.perf.before_us = out.perf.after_us = from.measurement.value * 1e6;
+  out.from = from.configuration;
+  if (step->found() && step->best_value < from.measurement.value) {
+    out.better = step->best_configuration;
+    out.better_value = step->best_value;
+  }
+  return out;
+}
+
+/// The bank write of a tuned kind, after the operator is settled: the step's best only when the
+/// settled operator uses it (`used`), else the default when nothing better is in use and the
+/// bank holds nothing (record_unsatisfied). Then the hints of later waves.
+template <class Runner>
+[[nodiscard]] Result<void> opat_store_kind(const OpatKindPlan<Runner>& k, OpatKindResult& r,
+                                           bool used, std::size_t evaluations,
+                                           const std::string& policy, const OperatorDesc& op,
+                                           KnowledgeBank& bank, const OpatOptions& options,
+                                           OpatJobState& job) {
+  const Space& space = k.runner.space();
+  const auto record = [&](const Configuration& c, double value, std::string how) {
+    return bank.store(Record{k.key, space.named_values(c), value,
+                             Provenance{std::move(how), evaluations, utc_timestamp()}});
+  };
+  auto acc = account(
+      k.stored.has_value(), false, r.better.has_value() && used, options.record_unsatisfied,
+      [&] { return record(*r.better, r.better_value, policy); },
+      [&] { return record(k.def.configuration, k.def.measurement.value, "default"); });
+  if (!acc) return acc.error();
+  r.perf.outcome = acc->outcome;
+  if (acc->use_found) {
+    r.perf.after_us = r.better_value * 1e6;
+    job.hints.add(k.kind, operator_key_text(op, options.impl_mode), space.named_values(*r.better),
+                  true);
+  } else if (!k.stored && !options.record_unsatisfied) {
+    job.unsatisfied_in_job.emplace(k.key, r.perf);
+  }
+  return {};
 }
 
 /// One fused operator, every knowledge kind of it, settled.
@@ -377,24 +509,60 @@ struct OpatTask {
   bool interrupted = false;
 };
 
-template <class Backend>
-[[nodiscard]] Result<OpatTask> opat_tune_operator(Backend& backend, const FusedOperator& f,
-                                                  KnowledgeBank& bank, const OpatOptions& options,
-                                                  OpatJobState& job) {
-  OpatTask task{{}, {f.nodes, f.op.name, f.op.type, {}, 0, 0}, false};
+/// Accounts one planned operator (rank 0, in task order): its kinds' results, the operator
+/// settled from measurements (settle_operator), then the bank written with what the settled
+/// operator uses, so that the bank and the tuned model agree.
+template <class Backend, class Runner>
+[[nodiscard]] Result<OpatTask> opat_account_operator(const Backend& backend, const FusedOperator& f,
+                                                     OpatOperatorPlan<Runner>& plan,
+                                                     std::span<Result<StepOutcome>> steps,
+                                                     KnowledgeBank& bank,
+                                                     const OpatOptions& options,
+                                                     OpatJobState& job) {
+  using Action = typename OpatKindPlan<Runner>::Action;
+  OpatTask task{std::move(plan.rep), {f.nodes, f.op.name, f.op.type, {}, 0, 0}, false};
   OpatOperatorReport& rep = task.report;
-  rep.op_name = f.op.name;
-  rep.op_type = f.op.type;
-  std::vector<KindChoice> choices;
-  for (std::size_t k = 0; k < job.kinds.size() && rep.error.empty() && !task.interrupted; ++k) {
-    auto go_on = opat_tune_kind(backend, f.op, job.kinds[k], bank, options, job, rep, choices);
-    if (!go_on) return go_on.error();
-    task.interrupted = !*go_on;
+  std::vector<OpatKindResult> results;
+  for (const auto& k : plan.kinds) {
+    const StepOutcome* step = nullptr;
+    if (k.action == Action::tune) {
+      auto& s = steps[k.step];
+      if (!s) {
+        rep.error = "its tuning step failed: " + s.error().message;
+        break;
+      }
+      step = &*s;
+      rep.evaluations += step->history.size();
+      if (step->interrupted) task.interrupted = true;
+    }
+    auto r = opat_kind_result(k, f.op, step, bank, options, job);
+    if (!r) return r.error();
+    results.push_back(std::move(*r));
   }
   rep.result_us = rep.default_us;
-  if (rep.error.empty() && rep.kinds.empty()) return task;  // nothing tunable in it
-  if (rep.error.empty() && !task.interrupted) {
-    rep.result_us = settle_operator(backend, f.op, choices, rep);
+  if (task.interrupted || (rep.error.empty() && results.empty())) return task;
+  std::vector<KindChoice> choices;
+  for (std::size_t i = 0; i < results.size() && rep.error.empty(); ++i) {
+    const Space& space = plan.kinds[i].runner.space();
+    const auto& r = results[i];
+    choices.push_back({r.perf.kind, space.named_values(r.better ? *r.better : r.from),
+                       space.named_values(plan.kinds[i].def.configuration),
+                       r.better ? r.better_value * 1e6 : r.perf.after_us});
+  }
+  if (rep.error.empty()) rep.result_us = settle_operator(backend, f.op, choices, rep);
+  for (std::size_t i = 0; i < results.size() && rep.error.empty(); ++i) {
+    auto& r = results[i];
+    if (r.tuned) {
+      const auto& k = plan.kinds[i];
+      const auto& step = *steps[k.step];
+      const bool used = r.better && choices[i].use == k.runner.space().named_values(*r.better);
+      if (auto ok = opat_store_kind(k, r, used, step.history.size(), step.policy, f.op, bank,
+                                    options, job);
+          !ok) {
+        return ok.error();
+      }
+    }
+    rep.kinds.push_back(std::move(r.perf));
   }
   for (auto& c : choices) {
     task.chosen.knowledge.emplace_back(std::string(to_string(c.kind)), std::move(c.use));
@@ -409,9 +577,7 @@ template <class Backend>
 [[nodiscard]] inline Result<OpatJobState> opat_job_state(const KnowledgeBank& bank,
                                                          const OpatOptions& options) {
   OpatJobState job;
-  job.kinds.push_back(KnowledgeKind::schedule);
-  if (options.format_tuning) job.kinds.push_back(KnowledgeKind::format);
-  if (options.impl_tuning) job.kinds.push_back(KnowledgeKind::impl);
+  job.kinds = opat_kinds(options);
   if (options.transfer_hints > 0) {
     auto read = TransferHints::from_bank(bank, options.scope, job.kinds);
     if (!read) return read.error();
@@ -420,35 +586,67 @@ template <class Backend>
   return job;
 }
 
+/// The operators the job tunes: indices into `fused`, in graph order.
+[[nodiscard]] inline std::vector<std::size_t> opat_tasks(const std::vector<FusedOperator>& fused,
+                                                         const OpatOptions& options) {
+  std::vector<std::size_t> tasks;
+  for (std::size_t i = 0; i < fused.size(); ++i) {
+    if (selected(fused[i].op, options.tune_ops_names, options.tune_ops_types)) tasks.push_back(i);
+  }
+  return tasks;
+}
+
 }  // namespace detail
+
+/// One OPAT tuning step, as any rank runs it: `request` on `op` (the operator `request.op` of
+/// fuse(graph)) with a runner of `backend`, created afresh so that the step is the same
+/// wherever it runs. Throws aoe::Error when the runner cannot be created (the plan created
+/// it on rank 0) or the search name is unknown.
+template <class Backend>
+[[nodiscard]] StepOutcome opat_step(Backend& backend, const OperatorDesc& op,
+                                    const OpatStepRequest& request, const std::atomic<bool>* stop) {
+  auto runner = backend.create(op, request.kind);
+  if (!runner) throw Error(Errc::device_error, runner.error().message);
+  SearchStart start{request.initial, request.context, request.prior};
+  auto search = make_opat_search(request.search, start);
+  if (!search) throw Error(Errc::invalid_argument, search.error().message);
+  using Runner = std::remove_cvref_t<decltype(*runner)>;
+  return StepOutcome::of(
+      tune_step(runner->space(), std::move(*search),
+                detail::KnownMeasure<ParallelMeasure<Runner>>(
+                    ParallelMeasure<Runner>(*runner, request.parallel), request.known),
+                request.seed, StepLimits{request.budget, request.batch_size, stop}));
+}
 
 /// Runs OPAT on `graph`. `backend.create(const OperatorDesc&, KnowledgeKind)` returns a
 /// `Result<R>` for a runner R with `space()`, `default_configuration()` and a thread-safe
 /// `evaluate(const Configuration&) const -> Measurement` (aoe::Runner<device::Simulator> through
-/// jobs/simulator_backend.hpp). Errors are those of the environment (bank, result file); an
-/// operator that cannot be tuned is reported in `tuning_failed_operators` and the job goes on.
-/// When `options.stop` is set during the job, the job ends after the current batch with the
-/// report marked "tune tuning incomplete" and returns Errc::interrupted with the result in
-/// `partial`.
+/// jobs/simulator_backend.hpp). The operators are tuned in waves (job_skeleton.hpp), their
+/// steps run by `options.executor` (here, or over MPI ranks). Errors are those of the
+/// environment (bank, result file); an operator that cannot be tuned is reported in
+/// `tuning_failed_operators` and the job goes on. When `options.stop` is set during the job,
+/// the job ends after the current batch with the report marked "tune tuning incomplete" and
+/// returns Errc::interrupted with the result in `partial`.
 template <class Backend>
 [[nodiscard]] Result<OpatJobResult> run_opat(const Graph& graph, Backend& backend,
                                              KnowledgeBank& bank, const OpatOptions& options,
                                              OpatJobResult* partial = nullptr) {
   OpatJobResult out;
-  auto frame = JobFrame<OpatReport>::start(out.report, graph.name, options.result_dir, "opat");
+  auto frame = start_job(
+      out.report, graph.name, options.result_dir, "opat",
+      [&] { return bank.check_writable(options.scope, detail::opat_kinds(options)); },
+      [&]() -> Result<void> {
+        if (auto s = make_opat_search(options.search); !s) return s.error();
+        return {};
+      });
   if (!frame) return frame.error();
   out.result_file = frame->result_file();
   out.tuned_model_file = options.tuned_model.value_or(
       default_tuned_model_path(options.result_dir, graph.name, out.report.timestamp));
-  if (auto ok = bank.check_writable(options.scope); !ok) return ok.error();
-  if (auto ok = make_opat_search(options.search); !ok) return ok.error();
   auto job = detail::opat_job_state(bank, options);
   if (!job) return job.error();
   const auto fused = fuse(graph);
-  std::vector<const FusedOperator*> tasks;
-  for (const auto& f : fused) {
-    if (detail::selected(f.op, options.tune_ops_names, options.tune_ops_types)) tasks.push_back(&f);
-  }
+  const std::vector<std::size_t> tasks = detail::opat_tasks(fused, options);
   // The report and the tuned model are renamed into place (atomic, valid at every moment) but
   // not fsynced: they are outputs a job can rebuild; the bank, which it cannot, is.
   if (auto ok = frame->write(); !ok) return ok.error();
@@ -456,28 +654,49 @@ template <class Backend>
   const auto stopping = [&] { return options.stop != nullptr && options.stop->load(); };
   const auto event = [&](OpatEvent::Kind kind, std::size_t t, const OpatOperatorReport* op) {
     if (options.on_event) {
-      options.on_event({kind, t, tasks.size(), op, tasks[t]->op.name, tasks[t]->op.type});
+      const auto& o = fused[tasks[t]].op;
+      options.on_event({kind, t, tasks.size(), op, o.name, o.type});
     }
   };
-  for (std::size_t t = 0; t < tasks.size() && !stopping(); ++t) {
-    event(OpatEvent::Kind::started, t, nullptr);
-    auto task = detail::opat_tune_operator(backend, *tasks[t], bank, options, *job);
-    if (!task) return task.error();
-    const OpatOperatorReport& rep = task->report;
-    if (rep.error.empty() && rep.kinds.empty()) continue;  // nothing tunable in it
-    if (!task->interrupted) {
-      out.report.operators.push_back(rep);
-      if (rep.error.empty()) tuned.push_back(std::move(task->chosen));
+  const StepFunction<OpatStepRequest, StepOutcome> local = [&](const OpatStepRequest& q) {
+    return opat_step(backend, fused[q.op].op, q, options.stop);
+  };
+  bool interrupted = false;
+  for (std::size_t w = 0; w < tasks.size() && !interrupted && !stopping(); w += job_wave_width) {
+    const std::size_t end = std::min(tasks.size(), w + job_wave_width);
+    detail::OpatWave wave;
+    std::vector<detail::OpatOperatorPlan<detail::opat_runner_t<Backend>>> plans;
+    for (std::size_t t = w; t < end; ++t) {
+      event(OpatEvent::Kind::started, t, nullptr);
+      auto plan = detail::opat_plan_operator(backend, fused[tasks[t]].op, tasks[t], bank, options,
+                                             *job, wave);
+      if (!plan) return plan.error();
+      plans.push_back(std::move(*plan));
     }
-    // Rewritten after every operator that was tuned or failed; bank hits (microseconds each)
-    // are folded into the next write, and the job's end writes the file in any case.
-    if (rep.evaluations > 0 || !rep.error.empty() || task->interrupted) {
-      if (auto ok = frame->write(); !ok) return ok.error();
+    auto steps = run_steps(options.executor, std::span<const OpatStepRequest>(wave.requests),
+                           std::span<const double>(wave.costs), local);
+    for (std::size_t t = w; t < end && !interrupted; ++t) {
+      auto task = detail::opat_account_operator(backend, fused[tasks[t]], plans[t - w],
+                                                std::span(steps), bank, options, *job);
+      if (!task) return task.error();
+      const OpatOperatorReport& rep = task->report;
+      interrupted = task->interrupted;
+      if (rep.error.empty() && rep.kinds.empty() && !interrupted) continue;  // nothing tunable
+      if (!interrupted) {
+        out.report.operators.push_back(rep);
+        if (rep.error.empty()) tuned.push_back(std::move(task->chosen));
+      }
+      // Rewritten after every operator that was tuned or failed; bank hits (microseconds each)
+      // are folded into the next write, and the job's end writes the file in any case.
+      if (rep.evaluations > 0 || !rep.error.empty() || interrupted) {
+        if (auto ok = frame->write(); !ok) return ok.error();
+      }
+      if (!interrupted) event(OpatEvent::Kind::finished, t, &out.report.operators.back());
     }
-    if (task->interrupted) break;
-    event(OpatEvent::Kind::finished, t, &out.report.operators.back());
   }
-  if (auto ok = frame->finish(stopping(), false, out, partial); !ok) return ok.error();
+  if (auto ok = frame->finish(interrupted || stopping(), false, out, partial); !ok) {
+    return ok.error();
+  }
   if (auto ok = write_tuned_model(graph, tuned, out.tuned_model_file); !ok) return ok.error();
   return out;
 }

@@ -70,6 +70,25 @@ struct SgatEvent {
   std::string name;
 };
 
+/// The tuning step of one subgraph, as any rank can run it (`sgat_step`): the subgraph by its
+/// index in `sgat_tasks` (which the split and space options decide), and everything else the
+/// step reads. Serialised between ranks by include/aoe/mpi/job_wire.hpp.
+struct SgatStepRequest {
+  std::uint64_t subgraph = 0;
+  std::string search;
+  JobBudget budget;
+  std::uint64_t batch_size = 8;
+  std::int32_t parallel = 8;  ///< TUNING_PARALLEL_NUM
+  std::uint64_t seed = 0;
+  std::vector<Configuration> initial;                        ///< measured first
+  std::vector<std::pair<Configuration, Measurement>> known;  ///< measured by the plan already
+  /// What decides the subgraphs and their spaces (`sgat_tasks`): the job's options.
+  bool nonhomo_split = false;
+  std::int64_t max_slices = 32;
+  std::uint64_t min_kernels = 2;
+  std::uint64_t max_kernels = 32;
+};
+
 /// Options of an SGAT job. Aggregate: `aoe::SgatOptions{.nonhomo_split = true}`.
 struct SgatOptions {
   std::string search = "evolutionary";  ///< a name of aoe::make_search
@@ -89,6 +108,9 @@ struct SgatOptions {
   std::optional<std::filesystem::path> tuned_model = std::nullopt;  ///< --output
   const std::atomic<bool>* stop = nullptr;           ///< set by SIGINT/SIGTERM: end cleanly
   std::function<void(const SgatEvent&)> on_event{};  ///< progress
+  /// Where the tuning steps run: in this process (empty, the default) or over MPI ranks
+  /// (aoe::mpi::JobExecutor, docs/distributed.md). The outputs are the same.
+  StepExecutor<SgatStepRequest, StepOutcome> executor{};
 };
 
 /// What a job produced.
@@ -266,66 +288,102 @@ struct SgatJobState {
   std::set<std::uint64_t> unsatisfied_in_job;  ///< not recorded (record_unsatisfied off)
 };
 
+using SgatStored = std::optional<std::pair<Configuration, Measurement>>;
+
 /// The bank's strategy for the task, scored, when these flags allow it (else as none: tuned
 /// as if new).
-[[nodiscard]] inline Result<std::optional<std::pair<Configuration, Measurement>>> sgat_stored(
-    const GraphBank& bank, const sim::Soc& soc, const SgatTask& task) {
-  using Stored = std::optional<std::pair<Configuration, Measurement>>;
+[[nodiscard]] inline Result<SgatStored> sgat_stored(const GraphBank& bank, const sim::Soc& soc,
+                                                    const SgatTask& task) {
   auto found = bank.lookup(soc.name, task.key);
   if (!found) return found.error();  // a bank that became unreadable: stop the job
-  if (!found->has_value()) return Stored();
+  if (!found->has_value()) return SgatStored();
   const Space& space = task.scorer->space();
   const auto cfg = space.find((*found)->knowledge);
-  if (!cfg || !space.is_valid(*cfg)) return Stored();
+  if (!cfg || !space.is_valid(*cfg)) return SgatStored();
   Measurement m = task.scorer->evaluate(*cfg);
-  if (!m.ok()) return Stored();
-  return Stored(std::pair{*cfg, std::move(m)});
+  if (!m.ok()) return SgatStored();
+  return SgatStored(std::pair{*cfg, std::move(m)});
 }
 
-/// One subgraph that can be timed: bank lookup -> tuning step -> bank accounting; `use` is the
-/// strategy in use after it. Returns whether the job was interrupted.
-[[nodiscard]] inline Result<bool> sgat_tune(const SgatTask& task, GraphBank& bank,
-                                            const sim::Soc& soc, const SgatOptions& options,
-                                            SgatJobState& job, SgatSubgraphReport& rep,
-                                            Configuration& use, double& use_value) {
+/// One subgraph as planned (rank 0, in task order): `failed` (it cannot be timed), `hit`,
+/// `later` (an earlier subgraph of this wave tunes the same key, or the job found it
+/// unsatisfied: decided when accounting, as one process would) or `tune` (request `step`).
+struct SgatPlan {
+  enum class Action : std::uint8_t { failed, hit, later, tune };
+  Action action = Action::failed;
+  SgatStored stored;
+  std::size_t step = 0;
+};
+
+/// What a wave's plan collects: its steps' requests, their costs and the keys tuned.
+struct SgatWave {
+  std::vector<SgatStepRequest> requests;
+  std::vector<double> costs;
+  std::set<std::uint64_t> keys;
+};
+
+/// Plans subgraph `index`: bank lookup and, when it must be tuned, the request of its step,
+/// which starts from the stored strategy and the default (both measured here and handed back
+/// by KnownMeasure, not measured again; docs/search.md#transfer).
+[[nodiscard]] inline Result<SgatPlan> sgat_plan(const SgatTask& task, std::uint64_t index,
+                                                const GraphBank& bank, const sim::Soc& soc,
+                                                const SgatOptions& options, SgatJobState& job,
+                                                SgatWave& wave) {
+  SgatPlan plan;
+  if (!task.base) return plan;
+  auto stored = sgat_stored(bank, soc, task);
+  if (!stored) return stored.error();
+  plan.stored = std::move(*stored);
+  const std::uint64_t key = task.key.hash;
+  const bool tuned_in_job = !job.tuned_keys.insert(key).second;
+  if (wave.keys.contains(key) || (!plan.stored && job.unsatisfied_in_job.contains(key))) {
+    plan.action = SgatPlan::Action::later;
+    return plan;
+  }
+  if (plan.stored && (!options.repeat_tune || tuned_in_job)) {
+    plan.action = SgatPlan::Action::hit;
+    return plan;
+  }
+  plan.action = SgatPlan::Action::tune;
+  wave.keys.insert(key);
+  const double base = task.base->seconds;
+  const Configuration def = task.scorer->default_configuration();
+  SgatStepRequest q{.subgraph = index,
+                    .search = options.search,
+                    .budget = options.budget,
+                    .batch_size = options.batch_size,
+                    .parallel = options.parallel,
+                    .seed = derive_seed(options.seed, key + (plan.stored ? 1 : 0)),
+                    .initial = {},
+                    .known = {{def, Measurement::success(base, {}, base)}},  // = evaluate(def)
+                    .nonhomo_split = options.nonhomo_split,
+                    .max_slices = options.max_slices,
+                    .min_kernels = options.split.min_kernels,
+                    .max_kernels = options.split.max_kernels};
+  if (plan.stored) {
+    q.initial.push_back(plan.stored->first);
+    q.known.push_back(*plan.stored);
+  }
+  q.initial.push_back(def);
+  plan.step = wave.requests.size();
+  wave.requests.push_back(std::move(q));
+  wave.costs.push_back(task.scorer->space().raw_size());
+  return plan;
+}
+
+/// The bank accounting of a tuned subgraph (`account`): the step's best stored when it beats
+/// what the subgraph started from; `use` is the strategy in use after it.
+[[nodiscard]] inline Result<void> sgat_account(const SgatTask& task, const SgatPlan& plan,
+                                               const StepOutcome& r, GraphBank& bank,
+                                               const sim::Soc& soc, const SgatOptions& options,
+                                               SgatJobState& job, SgatSubgraphReport& rep,
+                                               Configuration& use, double& use_value) {
   const SubgraphScorer& scorer = *task.scorer;
   const Space& space = scorer.space();
   const double base = task.base->seconds;
-  auto stored = sgat_stored(bank, soc, task);
-  if (!stored) return stored.error();
-  const bool tuned_in_job = !job.tuned_keys.insert(task.key.hash).second;
-  if (*stored && (!options.repeat_tune || tuned_in_job)) {
-    rep.outcome = SgatOutcome::hit;
-    std::tie(use, use_value) = std::pair{(*stored)->first, (*stored)->second.value};
-    rep.before_ms = use_value * 1e3;
-    return false;
-  }
-  if (!*stored && job.unsatisfied_in_job.contains(task.key.hash)) {
-    rep.outcome = SgatOutcome::unsatisfied;  // the same subgraph as one before it
-    rep.before_ms = base * 1e3;
-    return false;
-  }
-  // The search starts from the stored strategy and the default, both measured above and
-  // handed back by KnownMeasure, not measured again (docs/search.md#transfer).
-  SearchStart start;
-  std::vector<std::pair<Configuration, Measurement>> known{
-      {use, Measurement::success(base, {}, base)}};  // what scorer.evaluate(def) gives
-  if (*stored) {
-    start.initial.push_back((*stored)->first);
-    known.push_back(**stored);
-  }
-  start.initial.push_back(use);
-  // The tuning step (job_skeleton.hpp): an executor may run it elsewhere.
-  const TuningResult r =
-      tune_step(space, std::move(*make_search(options.search, start)),
-                KnownMeasure<ParallelMeasure<SubgraphScorer>>(
-                    ParallelMeasure<SubgraphScorer>(scorer, options.parallel), std::move(known)),
-                derive_seed(options.seed, task.key.hash + (*stored ? 1 : 0)),
-                StepLimits{options.budget, options.batch_size, options.stop});
-  rep.evaluations = r.history.size();
-  const bool interrupted = r.reason == StopReason::observer;
   const Configuration def = use;
-  if (*stored) std::tie(use, use_value) = std::pair{(*stored)->first, (*stored)->second.value};
+  if (plan.stored)
+    std::tie(use, use_value) = std::pair{plan.stored->first, plan.stored->second.value};
   rep.before_ms = use_value * 1e3;
   const auto record = [&](const Configuration& c, double value,
                           std::string policy) -> Result<StoreOutcome> {
@@ -343,38 +401,60 @@ struct SgatJobState {
     return bank.store(soc.name, rec);
   };
   auto acc = account(
-      stored->has_value(), interrupted, r.found() && r.best_value < use_value,
+      plan.stored.has_value(), false, r.found() && r.best_value < use_value,
       options.record_unsatisfied,
-      [&] { return record(*r.best_configuration, r.best_value, std::string(r.policy)); },
+      [&] { return record(*r.best_configuration, r.best_value, r.policy); },
       [&] { return record(def, base, "default"); });
   if (!acc) return acc.error();
   rep.outcome = acc->outcome;
   if (acc->use_found) std::tie(use, use_value) = std::pair{*r.best_configuration, r.best_value};
-  if (!*stored && !interrupted && !acc->use_found && !options.record_unsatisfied) {
+  if (!plan.stored && !acc->use_found && !options.record_unsatisfied) {
     job.unsatisfied_in_job.insert(task.key.hash);
   }
-  return interrupted;
+  return {};
 }
 
-/// One subgraph: tuned (or failed), its strategy on the tuned model's nodes.
-[[nodiscard]] inline Result<bool> sgat_subgraph(const SgatTask& task, GraphBank& bank,
+/// One subgraph accounted (rank 0, in task order): its plan and step read, the bank written,
+/// its strategy on the tuned model's nodes. Returns whether the job was interrupted.
+[[nodiscard]] inline Result<bool> sgat_subgraph(const SgatTask& task, SgatPlan plan,
+                                                Result<StepOutcome>* step, GraphBank& bank,
                                                 const sim::Soc& soc, const SgatOptions& options,
                                                 SgatJobState& job, SgatSubgraphReport& rep,
                                                 boost::json::array& model_nodes) {
   rep.index = task.subgraph.index;
   rep.name = task.subgraph.name;
   rep.repo_key = task.key.repo_key();
+  rep.outcome = SgatOutcome::failed;
   if (!task.base) {
-    rep.outcome = SgatOutcome::failed;
     rep.error = task.error;
+    return false;
+  }
+  if (plan.action == SgatPlan::Action::tune && !*step) {
+    rep.error = "its tuning step failed: " + step->error().message;
     return false;
   }
   const double base = task.base->seconds;
   rep.default_ms = base * 1e3;
+  rep.before_ms = base * 1e3;
+  rep.outcome = SgatOutcome::unsatisfied;
   Configuration use = task.scorer->default_configuration();
   double use_value = base;
-  auto interrupted = sgat_tune(task, bank, soc, options, job, rep, use, use_value);
-  if (!interrupted) return interrupted.error();
+  if (plan.action == SgatPlan::Action::later) {
+    auto now = sgat_stored(bank, soc, task);  // the bank as the earlier subgraph left it
+    if (!now) return now.error();
+    plan.stored = std::move(*now);
+    if (plan.stored) plan.action = SgatPlan::Action::hit;
+  }
+  if (plan.action == SgatPlan::Action::hit) {
+    rep.outcome = SgatOutcome::hit;
+    std::tie(use, use_value) = std::pair{plan.stored->first, plan.stored->second.value};
+    rep.before_ms = use_value * 1e3;
+  } else if (plan.action == SgatPlan::Action::tune) {
+    rep.evaluations = (*step)->history.size();
+    if ((*step)->interrupted) return true;
+    auto ok = sgat_account(task, plan, **step, bank, soc, options, job, rep, use, use_value);
+    if (!ok) return ok.error();
+  }
   if (use_value > base) {
     // A bank strategy the simulator now times slower than the untuned graph (a bank
     // written by another version) is not applied: the tuned graph is never slower.
@@ -383,18 +463,47 @@ struct SgatJobState {
   }
   rep.after_ms = use_value * 1e3;
   rep.strategy = task.scorer->space().to_string(use);
-  if (!*interrupted) {
-    auto timing = task.scorer->timing(use);
-    if (timing) sgat_annotate(model_nodes, *task.space, *timing, rep.repo_key);
+  if (auto timing = task.scorer->timing(use)) {
+    sgat_annotate(model_nodes, *task.space, *timing, rep.repo_key);
   }
-  return *interrupted;
+  return false;
 }
 
 }  // namespace detail
 
-/// Runs SGAT on `graph` for `soc`, with the graph bank `bank`. Errors are those of the
-/// environment (bank, work directory, result file) and a bad search name; a subgraph that
-/// cannot be timed (an operator the simulator has no model for) is reported in
+/// The options that decide `sgat_tasks`, as a worker rank rebuilds them from a request.
+[[nodiscard]] inline SgatOptions sgat_task_options(const SgatStepRequest& request) {
+  SgatOptions o;
+  o.nonhomo_split = request.nonhomo_split;
+  o.max_slices = request.max_slices;
+  o.split.min_kernels = request.min_kernels;
+  o.split.max_kernels = request.max_kernels;
+  return o;
+}
+
+/// One SGAT tuning step, as any rank runs it: `request` on `task` (subgraph `request.subgraph`
+/// of `sgat_tasks`). Throws aoe::Error when the search name is unknown.
+[[nodiscard]] inline StepOutcome sgat_step(const detail::SgatTask& task,
+                                           const SgatStepRequest& request,
+                                           const std::atomic<bool>* stop) {
+  if (!task.scorer)
+    throw Error(Errc::invalid_argument,
+                "subgraph " + task.subgraph.name + " cannot be timed: " + task.error);
+  SearchStart start;
+  start.initial = request.initial;
+  auto search = make_search(request.search, start);
+  if (!search) throw Error(Errc::invalid_argument, search.error().message);
+  return StepOutcome::of(
+      tune_step(task.scorer->space(), std::move(*search),
+                detail::KnownMeasure<ParallelMeasure<SubgraphScorer>>(
+                    ParallelMeasure<SubgraphScorer>(*task.scorer, request.parallel), request.known),
+                request.seed, StepLimits{request.budget, request.batch_size, stop}));
+}
+
+/// Runs SGAT on `graph` for `soc`, with the graph bank `bank`. The subgraphs are tuned in waves
+/// (job_skeleton.hpp), their steps run by `options.executor` (here, or over MPI ranks). Errors
+/// are those of the environment (bank, work directory, result file) and a bad search name; a
+/// subgraph that cannot be timed (an operator the simulator has no model for) is reported in
 /// `tuning_failed_subgraphs` and the job goes on. When `options.stop` is set during the job,
 /// the job ends after the current batch with the report saying "tune tuning incomplete" and
 /// returns Errc::interrupted with the result in `partial`.
@@ -402,13 +511,17 @@ struct SgatJobState {
                                                     GraphBank& bank, const SgatOptions& options,
                                                     SgatJobResult* partial = nullptr) {
   SgatJobResult out;
-  auto frame = JobFrame<SgatReport>::start(out.report, graph.name, options.result_dir, "sgat");
+  auto frame = start_job(
+      out.report, graph.name, options.result_dir, "sgat",
+      [&]() -> Result<void> {
+        if (auto s = make_search(options.search); !s) return s.error();
+        return {};
+      },
+      [&] { return bank.check_writable(soc.name); });
   if (!frame) return frame.error();
   out.result_file = frame->result_file();
   out.tuned_model_file = options.tuned_model.value_or(
       default_tuned_model_path(options.result_dir, graph.name, out.report.timestamp));
-  if (auto s = make_search(options.search); !s) return s.error();
-  if (auto ok = bank.check_writable(soc.name); !ok) return ok.error();
   const auto tasks = detail::sgat_tasks(graph, soc, options, out.report.baseline_ms);
   out.subgraphs = tasks.size();
   if (auto ok = frame->write(); !ok) return ok.error();
@@ -419,22 +532,43 @@ struct SgatJobState {
   const auto event = [&](SgatEvent::Kind kind, std::size_t i, const SgatSubgraphReport* s) {
     if (options.on_event) options.on_event({kind, i, tasks.size(), s, tasks[i].subgraph.name});
   };
-  for (std::size_t i = 0; i < tasks.size() && !stopping(); ++i) {
-    event(SgatEvent::Kind::started, i, nullptr);
-    SgatSubgraphReport rep;
-    auto interrupted =
-        detail::sgat_subgraph(tasks[i], bank, soc, options, job, rep, model["nodes"].as_array());
-    if (!interrupted) return interrupted.error();
-    if (!*interrupted) out.report.subgraphs.push_back(rep);
-    // Rewritten after every subgraph that was tuned or failed; bank hits are folded into the
-    // next write, and the job's end writes the file in any case.
-    if (rep.evaluations > 0 || rep.failed() || *interrupted) {
-      if (auto ok = frame->write(); !ok) return ok.error();
+  const StepFunction<SgatStepRequest, StepOutcome> local = [&](const SgatStepRequest& q) {
+    return sgat_step(tasks[q.subgraph], q, options.stop);
+  };
+  bool interrupted = false;
+  for (std::size_t w = 0; w < tasks.size() && !interrupted && !stopping(); w += job_wave_width) {
+    const std::size_t end = std::min(tasks.size(), w + job_wave_width);
+    detail::SgatWave wave;
+    std::vector<detail::SgatPlan> plans;
+    for (std::size_t i = w; i < end; ++i) {
+      event(SgatEvent::Kind::started, i, nullptr);
+      auto plan = detail::sgat_plan(tasks[i], i, bank, soc, options, job, wave);
+      if (!plan) return plan.error();
+      plans.push_back(std::move(*plan));
     }
-    if (*interrupted) break;
-    event(SgatEvent::Kind::finished, i, &out.report.subgraphs.back());
+    auto steps = run_steps(options.executor, std::span<const SgatStepRequest>(wave.requests),
+                           std::span<const double>(wave.costs), local);
+    for (std::size_t i = w; i < end && !interrupted; ++i) {
+      const auto& plan = plans[i - w];
+      SgatSubgraphReport rep;
+      auto stopped = detail::sgat_subgraph(
+          tasks[i], plan,
+          plan.action == detail::SgatPlan::Action::tune ? &steps[plan.step] : nullptr, bank, soc,
+          options, job, rep, model["nodes"].as_array());
+      if (!stopped) return stopped.error();
+      interrupted = *stopped;
+      if (!interrupted) out.report.subgraphs.push_back(rep);
+      // Rewritten after every subgraph that was tuned or failed; bank hits are folded into the
+      // next write, and the job's end writes the file in any case.
+      if (rep.evaluations > 0 || rep.failed() || interrupted) {
+        if (auto ok = frame->write(); !ok) return ok.error();
+      }
+      if (!interrupted) event(SgatEvent::Kind::finished, i, &out.report.subgraphs.back());
+    }
   }
-  if (auto ok = frame->finish(stopping(), true, out, partial); !ok) return ok.error();
+  if (auto ok = frame->finish(interrupted || stopping(), true, out, partial); !ok) {
+    return ok.error();
+  }
   auto text = aoe::detail::serialize_json(model, out.tuned_model_file.string());
   if (!text) return text.error();
   if (auto ok = detail::write_tuned_model_text(out.tuned_model_file, *text); !ok) {
