@@ -64,6 +64,9 @@ set(AOE_MPI_TEST_ENVIRONMENT
 #   mpi.unavailable           without aoe::mpi: reported skipped
 #   mpi.aoe_command           the `aoe` command started as one of several ranks, and its
 #                             --measure_latency (no mpirun)
+#   mpi.tools, mpi.faults     the tools under mpirun, started by the test cases themselves
+#                             ("tools under mpirun:*"): aoe-bench over ranks; aoe's OPAT with
+#                             a rank killed and with SIGINT to mpirun; with aoe::mpi
 function(aoe_mpi_add_tests tests_dir sources)
   add_executable(aoe_test_mpi ${sources})
   _aoe_setup_test_target(aoe_test_mpi mpi "${tests_dir}")  # cmake/AoeTesting.cmake
@@ -73,6 +76,20 @@ function(aoe_mpi_add_tests tests_dir sources)
   if(TARGET aoe_tool_aoe)
     target_compile_definitions(aoe_test_mpi PRIVATE "AOE_TOOL_AOE_PATH=\"$<TARGET_FILE:aoe_tool_aoe>\"")
     add_dependencies(aoe_test_mpi aoe_tool_aoe)
+  endif()
+  # Tools under mpirun (#14): the test cases start `mpirun -np N <tool>` themselves.
+  if(TARGET aoe_tool_aoe-bench)
+    target_compile_definitions(aoe_test_mpi PRIVATE
+                               "AOE_TOOL_AOE_BENCH_PATH=\"$<TARGET_FILE:aoe_tool_aoe-bench>\"")
+    add_dependencies(aoe_test_mpi aoe_tool_aoe-bench)
+  endif()
+  if(TARGET aoe::mpi)
+    set(_mpiexec "${MPIEXEC_EXECUTABLE}")
+    if(AOE_MPIEXEC_IS_OPEN_MPI)
+      string(APPEND _mpiexec " --oversubscribe")
+    endif()
+    target_compile_definitions(aoe_test_mpi PRIVATE "AOE_MPIEXEC=\"${_mpiexec}\""
+                                                    "AOE_MPIEXEC_NUMPROC_FLAG=\"${MPIEXEC_NUMPROC_FLAG}\"")
   endif()
   if(TARGET aoe::mpi)  # `mpirun -np 3 aoe ...` against one process (tests/mpi/aoe_jobs_test.cpp)
     aoe_mpi_command(_mpirun_3 3)
@@ -85,9 +102,18 @@ function(aoe_mpi_add_tests tests_dir sources)
     aoe_mpi_command(_mpirun 3)
     add_test(NAME mpi.distributed
              COMMAND ${_mpirun} $<TARGET_FILE:aoe_test_mpi> --no-version
-                     "--test-case-exclude=aoe command:*"
+                     "--test-case-exclude=aoe command:*,tools under mpirun:*"
              WORKING_DIRECTORY "${_workdir}")
     set_tests_properties(mpi.distributed PROPERTIES LABELS mpi TIMEOUT ${AOE_TEST_TIMEOUT}
+                         SKIP_RETURN_CODE 77 ENVIRONMENT "${AOE_MPI_TEST_ENVIRONMENT}")
+    # Each its own ctest, so that a skipped fault case is reported skipped.
+    add_test(NAME mpi.tools COMMAND aoe_test_mpi --no-version
+                                    "--test-case=tools under mpirun: aoe-bench*"
+             WORKING_DIRECTORY "${_workdir}")
+    add_test(NAME mpi.faults COMMAND aoe_test_mpi --no-version
+                                     "--test-case=tools under mpirun: aoe OPAT*"
+             WORKING_DIRECTORY "${_workdir}")
+    set_tests_properties(mpi.tools mpi.faults PROPERTIES LABELS mpi TIMEOUT ${AOE_TEST_TIMEOUT}
                          SKIP_RETURN_CODE 77 ENVIRONMENT "${AOE_MPI_TEST_ENVIRONMENT}")
   else()
     add_test(NAME mpi.unavailable COMMAND "${CMAKE_COMMAND}" -E echo

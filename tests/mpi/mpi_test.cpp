@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <span>
@@ -260,18 +261,37 @@ TEST_CASE("aoe command: built without MPI, started as one of several ranks, it e
 #endif
 }
 
-TEST_CASE("aoe command: --measure_latency is checked, and says it is not applied yet") {
+TEST_CASE("aoe command: --measure_latency is checked, and each OPAT measurement sleeps it") {
 #if !defined(AOE_TOOL_AOE_PATH)
   aoe::test::skip("the aoe command is not built (AOE_BUILD_TOOLS=OFF)");
 #else
-  for (const std::string bad : {"-1", "nan", "3601", "fast"}) {
+  for (const std::string bad : {"-1", "nan", "inf", "3601", "fast"}) {
     CAPTURE(bad);
     const Exit e = run_aoe("", "--model=no_such_model.json --job_type=2 --measure_latency=" + bad);
     CHECK(e.code == 2);
     CHECK(e.err.find("--measure_latency") != std::string::npos);
   }
-  const Exit e = run_aoe("", "--model=no_such_model.json --job_type=2 --measure_latency=0.5");
-  CHECK(e.code == 3);  // accepted; the missing model ends the run
-  CHECK(e.err.find("--measure_latency is not applied by the jobs yet") != std::string::npos);
+  // Applied: one operator (the fc MatMul), 4 evaluations measured one at a time, 0.1 s each:
+  // the job takes at least 0.4 s (a lower bound, which cannot flake; without the sleep it
+  // takes about 0.02 s).
+  std::filesystem::remove_all("latency");
+  for (const char* d : {"latency/bank", "latency/work"}) std::filesystem::create_directories(d);
+  std::ofstream("latency/ops.json") << R"({"tune_ops_type": ["MatMul"]})";
+  const auto started = std::chrono::steady_clock::now();
+  const Exit e =
+      run_aoe("TUNE_BANK_PATH=latency/bank ASCEND_WORK_PATH=latency/work TUNING_PARALLEL_NUM=1",
+              "--model='" AOE_TESTS_SOURCE_DIR
+              "/../examples/models/resnet50.json' --job_type=2 "
+              "--budget=4 --tune_ops_file=latency/ops.json --report=off --measure_latency=0.1");
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  CHECK(e.code == 0);
+  CHECK(seconds >= 0.4);
+  CHECK(e.err.find("measure_latency") == std::string::npos);  // no warning: applied
+  // SGAT does not apply it, and says so.
+  const Exit sgat = run_aoe("", "--model=no_such_model.json --job_type=1 --measure_latency=0.5");
+  CHECK(sgat.code == 3);  // accepted; the missing model ends the run
+  CHECK(sgat.err.find("--measure_latency applies to operator tuning on the simulator") !=
+        std::string::npos);
 #endif
 }

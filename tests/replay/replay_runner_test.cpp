@@ -10,7 +10,10 @@
 #include <doctest/doctest.h>
 
 #include <chrono>
+#include <limits>
 #include <memory>
+#include <string>
+#include <vector>
 
 namespace {
 
@@ -78,4 +81,43 @@ TEST_CASE("a MaxDuration budget is spent in recorded device seconds") {
   const auto result = tuner.tune(rec->space(), aoe::MaxDuration{0.3s});
   CHECK(result.history.size() == 3);
   CHECK(result.measure_seconds == doctest::Approx(0.33));
+}
+
+TEST_CASE("sleep_scale: each evaluation sleeps its recorded device time times the factor") {
+  aoe::test::TempDir dir("replay_sleep");
+  const auto rec = tiny(dir);
+  std::vector<double> slept;
+  const auto counting = [&slept](double seconds) { slept.push_back(seconds); };
+  // charge_compile off: the sleep still covers the compile, as the device spent it.
+  auto runner = aoe::ReplayRunner::create(
+                    rec, {.charge_compile = false, .sleep_scale = 0.5, .sleep = counting})
+                    .value();
+  const std::vector<aoe::Configuration> batch{{1, 1, 0}, {1, 1, 1}, {2, 1, 0}};
+  const auto m = runner.measure(runner.space(), batch);
+  REQUIRE(m.size() == 3);
+  // Two recorded entries (0.1 s compile + 0.01 s benchmark each); the absent one cost nothing.
+  REQUIRE(slept.size() == 2);
+  CHECK(slept[0] == doctest::Approx(0.5 * 0.11));
+  CHECK(slept[1] == doctest::Approx(0.5 * 0.11));
+  CHECK(m[0].cost == doctest::Approx(0.01));  // the sleep is not charged
+  // Off by default: no sleep at all.
+  slept.clear();
+  aoe::ReplayRunner quiet(rec, {.sleep = counting});
+  static_cast<void>(quiet.measure(quiet.space(), batch));
+  CHECK(slept.empty());
+  // The real sleep: at least the scaled time passed (a lower bound cannot flake).
+  auto real = aoe::ReplayRunner::create(rec, {.sleep_scale = 0.2}).value();
+  const auto t0 = std::chrono::steady_clock::now();
+  static_cast<void>(real.measure_one({1, 1, 0}));
+  CHECK(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() >= 0.2 * 0.11);
+  // Bad factors are named errors.
+  for (const double bad : {-1.0, 1001.0, std::numeric_limits<double>::quiet_NaN(),
+                           std::numeric_limits<double>::infinity()}) {
+    CAPTURE(bad);
+    const auto r = aoe::ReplayRunner::create(rec, {.sleep_scale = bad});
+    REQUIRE_FALSE(r.has_value());
+    CHECK(r.error().code == aoe::make_error_code(aoe::Errc::invalid_argument));
+    CHECK(r.error().message.find("sleep_scale") != std::string::npos);
+  }
+  CHECK_FALSE(aoe::ReplayRunner::create(nullptr).has_value());
 }

@@ -17,6 +17,7 @@
 #include <exception>
 #include <limits>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <utility>
@@ -225,6 +226,42 @@ aoe::replay::Recording cartesian_of(const aoe::replay::Recording& r) {
   }
 }
 
+// Runs repetitions 0..count-1 on `settings.threads` threads (0: every core), one slot per
+// repetition; the first repetition (by index) that threw is the error.
+aoe::Result<std::vector<Repetition>> run_threads(std::size_t count,
+                                                 const std::function<Repetition(std::size_t)>& one,
+                                                 const Settings& settings) {
+  std::vector<Repetition> reps(count);
+  std::atomic<std::size_t> next{0};
+  std::size_t done = 0;  // guarded by progress_mutex
+  std::mutex progress_mutex;
+  std::mutex failure_mutex;
+  std::optional<std::pair<std::size_t, std::string>> failure;  // the first job that threw
+  const auto work = [&] {
+    for (std::size_t j = next++; j < count; j = next++) {
+      try {
+        reps[j] = one(j);
+      } catch (const std::exception& e) {
+        const std::lock_guard<std::mutex> lock(failure_mutex);
+        if (!failure || failure->first > j) failure.emplace(j, e.what());
+      }
+      if (settings.on_progress) {
+        const std::lock_guard<std::mutex> lock(progress_mutex);
+        settings.on_progress(++done, count);
+      }
+    }
+  };
+  std::size_t threads =
+      settings.threads != 0 ? settings.threads : std::max(1U, std::thread::hardware_concurrency());
+  threads = std::min(threads, std::max<std::size_t>(1, count));
+  std::vector<std::thread> pool;
+  for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  if (failure) return aoe::make_error(aoe::Errc::invalid_argument, failure->second);
+  return reps;
+}
+
 }  // namespace
 
 aoe::Result<Problem> load_problem(const std::string& input, bool cartesian) {
@@ -336,43 +373,40 @@ aoe::Result<std::vector<ProblemResult>> run_experiment(const std::vector<Problem
       for (std::size_t r = 0; r < settings.repeats; ++r) jobs.push_back({p, s, r});
     }
   }
-  // One slot per job: results never depend on which thread ran what.
-  std::vector<std::vector<double>> curves(jobs.size());
-  std::vector<std::size_t> evaluations(jobs.size(), 0);
-  std::atomic<std::size_t> next{0};
-  std::size_t done = 0;  // guarded by progress_mutex
-  std::mutex progress_mutex;
-  std::mutex failure_mutex;
-  std::optional<std::pair<std::size_t, std::string>> failure;  // the first job that threw
-  const auto work = [&] {
-    for (std::size_t j = next++; j < jobs.size(); j = next++) {
-      const Job& job = jobs[j];
-      try {
-        curves[j] = run_once(problems[job.problem], strategies[job.strategy],
-                             aoe::derive_seed(settings.seed, job.repeat), lengths[job.problem],
-                             settings, evaluations[j]);
-      } catch (const std::exception& e) {
-        const std::lock_guard<std::mutex> lock(failure_mutex);
-        if (!failure || failure->first > j) {
-          failure.emplace(j, "strategy '" + strategies[job.strategy] + "' on " +
-                                 problems[job.problem].name + " (repetition " +
-                                 std::to_string(job.repeat) + ") threw: " + e.what());
-        }
-      }
-      if (settings.on_progress) {
-        const std::lock_guard<std::mutex> lock(progress_mutex);
-        settings.on_progress(++done, jobs.size());
-      }
+  // Repetition j of the job list: a function of j alone, so results never depend on which
+  // thread or rank ran what.
+  const auto one = [&](std::size_t j) {
+    const Job& job = jobs.at(j);
+    Repetition rep;
+    std::size_t evaluations = 0;
+    try {
+      rep.curve = run_once(problems[job.problem], strategies[job.strategy],
+                           aoe::derive_seed(settings.seed, job.repeat), lengths[job.problem],
+                           settings, evaluations);
+    } catch (const std::exception& e) {
+      throw std::runtime_error("strategy '" + strategies[job.strategy] + "' on " +
+                               problems[job.problem].name + " (repetition " +
+                               std::to_string(job.repeat) + ") threw: " + e.what());
     }
+    rep.evaluations = evaluations;
+    return rep;
   };
-  std::size_t threads =
-      settings.threads != 0 ? settings.threads : std::max(1U, std::thread::hardware_concurrency());
-  threads = std::min(threads, std::max<std::size_t>(1, jobs.size()));
-  std::vector<std::thread> pool;
-  for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work);
-  work();
-  for (auto& t : pool) t.join();
-  if (failure) return aoe::make_error(aoe::Errc::invalid_argument, failure->second);
+  std::vector<Repetition> reps;
+  if (settings.run_repetitions) {
+    auto ran = settings.run_repetitions(jobs.size(), one);
+    if (!ran) return ran.error();
+    if (!*ran) return std::vector<ProblemResult>{};  // an MPI worker: rank 0 summarises
+    reps = std::move(**ran);
+    if (reps.size() != jobs.size()) {
+      return aoe::make_error(aoe::Errc::invalid_argument,
+                             "run_repetitions returned " + std::to_string(reps.size()) +
+                                 " repetitions for " + std::to_string(jobs.size()));
+    }
+  } else {
+    auto ran = run_threads(jobs.size(), one, settings);
+    if (!ran) return ran.error();
+    reps = std::move(*ran);
+  }
 
   std::vector<ProblemResult> out(problems.size());
   std::size_t j = 0;
@@ -383,8 +417,8 @@ aoe::Result<std::vector<ProblemResult>> run_experiment(const std::vector<Problem
       std::vector<std::vector<double>> runs;
       std::vector<std::size_t> evals;
       for (std::size_t r = 0; r < settings.repeats; ++r, ++j) {
-        runs.push_back(std::move(curves[j]));
-        evals.push_back(evaluations[j]);
+        runs.push_back(std::move(reps[j].curve));
+        evals.push_back(static_cast<std::size_t>(reps[j].evaluations));
       }
       out[p].strategies.push_back(summarise(problems[p], strategies[s], runs, std::move(evals),
                                             settings, ranges[p], random, lengths[p]));

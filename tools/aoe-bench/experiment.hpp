@@ -69,6 +69,21 @@ void add_transfer(std::vector<Problem>& problems, std::size_t top);
 /// Ascend910A). Every value is known by enumeration, as aoe::sim::oracle does.
 [[nodiscard]] aoe::Result<std::vector<Problem>> load_simulator_problems(const std::string& spec);
 
+/// What one repetition (one strategy, one input, one seed) gives: the best value after each
+/// evaluation, and how many evaluations ran. A function of the repetition's index alone.
+struct Repetition {
+  std::vector<double> curve;
+  std::uint64_t evaluations = 0;
+  int rank = 0;  ///< the MPI rank that ran it (0 without MPI); no part of the results
+};
+
+/// Runs `count` repetitions and returns them in index order: `one(j)` computes repetition j
+/// (it may run on another MPI rank: repetitions.hpp). An error (naming the repetition)
+/// stops the experiment; an empty optional: this process is not the one that summarises
+/// (an MPI worker rank), and run_experiment returns no results.
+using RepetitionRunner = std::function<aoe::Result<std::optional<std::vector<Repetition>>>(
+    std::size_t count, const std::function<Repetition(std::size_t)>& one)>;
+
 struct Settings {
   std::size_t budget = 100;              ///< unique evaluations per repetition
   std::optional<double> budget_seconds;  ///< charged device seconds per repetition
@@ -93,6 +108,9 @@ struct Settings {
   /// resamples and level; each input and strategy draws its resamples from a seed derived from
   /// this seed and their names, so an interval does not depend on the other inputs of the run.
   aoe::replay::BootstrapOptions bootstrap{};
+  /// Where the repetitions run. Empty: `threads` threads of this process. aoe-bench under
+  /// mpirun: spread over the ranks (repetitions.hpp).
+  RepetitionRunner run_repetitions{};
 };
 
 /// What one strategy did on one problem over all repetitions.
@@ -128,8 +146,9 @@ struct ProblemResult {
 };
 
 /// Runs every strategy on every problem, `repeats` times each (repetition r seeded with
-/// derive_seed(seed, r)), on `threads` threads. The numbers depend on the seed only.
-/// Errors: an unknown strategy name (Errc::invalid_argument).
+/// derive_seed(seed, r)), on `threads` threads or with `settings.run_repetitions`. The numbers
+/// depend on the seed only, never on where the repetitions ran. Errors: an unknown strategy
+/// name (Errc::invalid_argument), a repetition that threw. Empty on an MPI worker rank.
 [[nodiscard]] aoe::Result<std::vector<ProblemResult>> run_experiment(
     const std::vector<Problem>& problems, const std::vector<std::string>& strategies,
     const Settings& settings);

@@ -7,11 +7,15 @@
 //             [--start-from-default] [--cutoff P] [--cutoff-start P] [--cutoff-valid-only]
 //             [--max-score-evaluations N] [--cartesian] [--transfer [--transfer-top K]]
 //
+// Under an MPI launcher (`mpirun -np N aoe-bench ...`, builds with aoe::mpi): the repetitions
+// are spread over the ranks, rank 0 writes the JSON, plot and report (docs/distributed.md).
+//
 // Exit codes: 0 success; 1 internal error; 2 bad usage (flags, unknown strategy); 3 an input
 // could not be read (missing, corrupt, wrong schema); 4 an output could not be written (checked
 // before the experiment starts, and again when it is written).
 #include "experiment.hpp"
 #include "record.hpp"
+#include "repetitions.hpp"
 #include "report.hpp"
 #include <aoe/core/error.hpp>
 #include <aoe/search/by_name.hpp>
@@ -29,6 +33,7 @@
 #include <exception>
 #include <filesystem>
 #include <limits>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -96,10 +101,38 @@ bool outputs_writable(const std::vector<std::pair<std::string, std::string>>& ou
 }  // namespace
 
 int main(int argc, char** argv) {
-  // aoe-bench record ...: measure once on an OpenCL device (record.hpp).
-  if (argc > 1 && std::string_view(argv[1]) == "record") {
-    return aoe_bench::record_main(argc - 1, argv + 1);
+  // Started by an MPI launcher as one of several ranks: the repetitions are spread over them
+  // (aoe::mpi); a build without it would run every repetition on every rank, each writing the
+  // same files, so it stops.
+  std::string launcher;
+  const long launched_ranks = aoe_bench::launcher_ranks(launcher);
+  const bool record = argc > 1 && std::string_view(argv[1]) == "record";
+  std::unique_ptr<aoe_bench::MpiRepetitions> mpi;
+  if (launched_ranks > 1) {
+    if (record) {
+      std::fprintf(stderr,
+                   "aoe-bench: record: started as one of several MPI ranks (%s, by mpirun or "
+                   "srun): a recording is measured on one device by one process; run it "
+                   "without the launcher\n",
+                   launcher.c_str());
+      return exit_usage;
+    }
+    mpi = aoe_bench::MpiRepetitions::start(argc, argv);
+    if (!mpi) {
+      std::fprintf(stderr,
+                   "aoe-bench: started as one of several MPI ranks (%s, by mpirun or srun), but "
+                   "this build has no MPI support (aoe::mpi: Boost.MPI and MPI were not found "
+                   "when it was configured): every rank would run every repetition and write "
+                   "the same files; run aoe-bench as one process, or rebuild with "
+                   "libboost-mpi1.81-dev and libopenmpi-dev (docs/distributed.md)\n",
+                   launcher.c_str());
+      return exit_usage;
+    }
   }
+  // Rank 0 alone reports what every rank finds alike (a bad input, a bad flag).
+  const bool speaks = !mpi || mpi->rank() == 0;
+  // aoe-bench record ...: measure once on an OpenCL device (record.hpp).
+  if (record) return aoe_bench::record_main(argc - 1, argv + 1);
   CLI::App app{"aoe-bench: compare search policies on recorded tuning spaces"};
   std::vector<std::string> inputs;
   std::vector<std::string> strategy_args;
@@ -172,9 +205,10 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);
+    const int code = speaks ? app.exit(e) : (e.get_exit_code() == 0 ? 0 : 1);
     return code == 0 ? exit_ok : exit_usage;
   }
+  if (mpi) settings.run_repetitions = mpi->runner();
   if (budget_seconds > 0) settings.budget_seconds = budget_seconds;
   settings.methodology.count_failures = !valid_only_cutoff;
 
@@ -184,12 +218,13 @@ int main(int argc, char** argv) {
     for (const auto n : aoe::search_names()) strategies.emplace_back(n);
   }
   if (strategies.empty()) {
-    std::fprintf(stderr, "aoe-bench: --strategy: expected at least one of %s\n", names.c_str());
+    if (speaks)
+      std::fprintf(stderr, "aoe-bench: --strategy: expected at least one of %s\n", names.c_str());
     return exit_usage;
   }
   for (const auto& s : strategies) {
     if (auto made = aoe::make_search(s); !made) {
-      std::fprintf(stderr, "aoe-bench: --strategy: %s\n", made.error().message.c_str());
+      if (speaks) std::fprintf(stderr, "aoe-bench: --strategy: %s\n", made.error().message.c_str());
       return exit_usage;
     }
   }
@@ -205,7 +240,7 @@ int main(int argc, char** argv) {
       if (input.rfind("sim:", 0) == 0) {
         auto sims = aoe_bench::load_simulator_problems(input);
         if (!sims) {
-          std::fprintf(stderr, "aoe-bench: --input: %s\n", sims.error().what().c_str());
+          if (speaks) std::fprintf(stderr, "aoe-bench: --input: %s\n", sims.error().what().c_str());
           return exit_input;
         }
         for (auto& p : *sims) problems.push_back(std::move(p));
@@ -213,14 +248,15 @@ int main(int argc, char** argv) {
       }
       auto problem = aoe_bench::load_problem(input, cartesian);
       if (!problem) {
-        std::fprintf(stderr, "aoe-bench: --input: %s\n", problem.error().what().c_str());
+        if (speaks)
+          std::fprintf(stderr, "aoe-bench: --input: %s\n", problem.error().what().c_str());
         return exit_input;
       }
       problems.push_back(std::move(*problem));
     }
     if (settings.transfer) aoe_bench::add_transfer(problems, transfer_top);
     // Progress on a terminal only (stderr): repetitions done of total, elapsed, time left.
-    const bool terminal = ::isatty(::fileno(stderr)) == 1;
+    const bool terminal = !mpi && ::isatty(::fileno(stderr)) == 1;
     const auto started = std::chrono::steady_clock::now();
     if (terminal) {
       settings.on_progress = [started, last = std::chrono::steady_clock::time_point{}](
@@ -239,9 +275,10 @@ int main(int argc, char** argv) {
     auto results = aoe_bench::run_experiment(problems, strategies, settings);
     if (terminal) std::fprintf(stderr, "\r\033[K");
     if (!results) {
-      std::fprintf(stderr, "aoe-bench: %s\n", results.error().what().c_str());
+      if (speaks) std::fprintf(stderr, "aoe-bench: %s\n", results.error().what().c_str());
       return exit_internal;
     }
+    if (!speaks) return exit_ok;  // a worker rank: rank 0 writes and prints
     const std::string json = boost::json::serialize(aoe_bench::to_json(*results, settings)) + "\n";
     if (auto w = aoe_bench::write_file(json_path, json); !w) {
       std::fprintf(stderr, "aoe-bench: --json: %s\n", w.error().what().c_str());

@@ -26,7 +26,7 @@ namespace {
 class Worker {
  public:
   Worker(const CommonOptions& common, const aoe::sim::Soc& soc, const std::atomic<bool>* stop)
-      : common_(common), soc_(soc), backend_(soc), stop_(stop) {}
+      : common_(common), soc_(soc), backend_(soc, common.measure_latency), stop_(stop) {}
 
   aoe::StepOutcome opat(const aoe::OpatStepRequest& q) {
     const auto& ops = fused();

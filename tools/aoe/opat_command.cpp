@@ -124,7 +124,7 @@ std::function<void(const aoe::OpatEvent&)> opat_progress(const CommonOptions& co
 
 int run_opat_command(const CommonOptions& common, const OpatFlags& flags,
                      const aoe::Environment& env, const aoe::sim::Soc& soc, const Io& io) {
-  aoe::SimulatorBackend backend(soc);
+  aoe::SimulatorBackend backend(soc, common.measure_latency);
   aoe::OpatOptions o{
       .scope = backend.scope(), .format_tuning = flags.fop_format, .impl_tuning = flags.fop_impl};
   int code = exit_usage;

@@ -19,7 +19,10 @@ namespace aoe {
 /// The backend `run_opat` takes for the simulator.
 class SimulatorBackend {
  public:
-  explicit SimulatorBackend(sim::Soc soc) : soc_(std::move(soc)) {}
+  /// `measure_latency`: wall-clock seconds each measurement sleeps
+  /// (SimulatorOptions::measure_latency, `aoe --measure_latency`; docs/distributed.md).
+  explicit SimulatorBackend(sim::Soc soc, double measure_latency = 0)
+      : soc_(std::move(soc)), measure_latency_(measure_latency) {}
 
   [[nodiscard]] static sim::Knowledge to_sim(KnowledgeKind k) noexcept {
     switch (k) {
@@ -32,15 +35,16 @@ class SimulatorBackend {
 
   [[nodiscard]] Result<Runner<device::Simulator>> create(const OperatorDesc& op,
                                                          KnowledgeKind kind) const {
-    return Runner<device::Simulator>::create(soc_, op,
-                                             SimulatorOptions{.knowledge = {to_sim(kind)}});
+    return Runner<device::Simulator>::create(
+        soc_, op,
+        SimulatorOptions{.knowledge = {to_sim(kind)}, .measure_latency = measure_latency_});
   }
 
   /// One runner whose space holds the parameters of all `kinds`: how run_opat measures the
   /// operator with every kind's choice applied together.
   [[nodiscard]] Result<Runner<device::Simulator>> create_combined(
       const OperatorDesc& op, std::span<const KnowledgeKind> kinds) const {
-    SimulatorOptions options{.knowledge = {}};
+    SimulatorOptions options{.knowledge = {}, .measure_latency = measure_latency_};
     for (const KnowledgeKind k : kinds) options.knowledge.push_back(to_sim(k));
     return Runner<device::Simulator>::create(soc_, op, std::move(options));
   }
@@ -49,9 +53,11 @@ class SimulatorBackend {
   [[nodiscard]] BankScope scope() const { return BankScope{soc_.name, soc_.cube_cores}; }
 
   [[nodiscard]] const sim::Soc& soc() const noexcept { return soc_; }
+  [[nodiscard]] double measure_latency() const noexcept { return measure_latency_; }
 
  private:
   sim::Soc soc_;
+  double measure_latency_ = 0;
 };
 
 }  // namespace aoe

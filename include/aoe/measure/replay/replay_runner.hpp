@@ -5,17 +5,21 @@
 
 #include "aoe/core/assert.hpp"
 #include "aoe/core/concepts.hpp"
+#include "aoe/core/error.hpp"
 #include "aoe/measure/measurement.hpp"
 #include "aoe/measure/replay/recording.hpp"
 #include "aoe/measure/runner.hpp"
 #include "aoe/space/configuration.hpp"
 #include "aoe/space/space.hpp"
 
+#include <chrono>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <numeric>
 #include <span>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -28,6 +32,14 @@ struct ReplayOptions {
   /// Runs charged per evaluation when a record has neither `benchmark_time` nor `times`:
   /// the value times this (Kernel Tuner's default `iterations`, 7).
   std::size_t iterations = 7;
+  /// Wall-clock time: each evaluation sleeps what it cost on the device (`cost`: the recorded
+  /// compile + verification + benchmark time) times this factor, so that a replayed search
+  /// takes real time, as on the device (1) or faster (0.01), and parallel or distributed
+  /// measurement (docs/distributed.md) shows its speed-up. The sleep is not charged into
+  /// Measurement::cost. 0 (default): no sleep. A number in [0, 1000]: `create` refuses others.
+  double sleep_scale = 0;
+  /// How to sleep `seconds` (for tests: count the sleeps); empty: std::this_thread::sleep_for.
+  std::function<void(double seconds)> sleep{};
 };
 
 /// Replays a recorded space (aoe::replay::Recording, from a Kernel Tuner cache or T4 results):
@@ -48,9 +60,27 @@ class Runner<device::Replay> {
   /// Reports the recorded device time as the cost to charge (see aoe::Tuner).
   static constexpr bool reports_device_time = true;
 
+  /// A runner over `recording`. Contract: a recording, and `options` that `create` accepts.
   explicit Runner(std::shared_ptr<const replay::Recording> recording, ReplayOptions options = {})
-      : recording_(std::move(recording)), options_(options) {
+      : recording_(std::move(recording)), options_(std::move(options)) {
     AOE_ASSERT(recording_ != nullptr, "Runner<device::Replay>: no recording");
+    AOE_ASSERT(options_.sleep_scale >= 0 && options_.sleep_scale <= 1000,
+               "Runner<device::Replay>: ReplayOptions::sleep_scale out of [0, 1000] (use create)");
+  }
+
+  /// A runner, or an error (invalid_argument) naming what is wrong: no recording, or
+  /// `sleep_scale` not a number in [0, 1000].
+  [[nodiscard]] static Result<Runner> create(std::shared_ptr<const replay::Recording> recording,
+                                             ReplayOptions options = {}) {
+    if (recording == nullptr) {
+      return make_error(Errc::invalid_argument, "Runner<device::Replay>: no recording");
+    }
+    if (!(options.sleep_scale >= 0 && options.sleep_scale <= 1000)) {
+      return make_error(Errc::invalid_argument,
+                        "ReplayOptions::sleep_scale = " + std::to_string(options.sleep_scale) +
+                            ": expected a factor in [0, 1000]");
+    }
+    return Runner(std::move(recording), std::move(options));
   }
 
   /// The space to tune: the recording's.
@@ -81,6 +111,16 @@ class Runner<device::Replay> {
     m.value = e->value;
     m.samples = e->samples;
     m.cost = cost(*e);
+    if (options_.sleep_scale > 0) {
+      const double seconds = options_.sleep_scale * device_seconds(*e);
+      if (seconds > 0) {
+        if (options_.sleep) {
+          options_.sleep(seconds);
+        } else {
+          std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+        }
+      }
+    }
     if (e->status != Status::correct) {
       m.message =
           "recorded as " + (e->marker.empty() ? std::string(to_string(e->status)) : e->marker);
@@ -90,6 +130,19 @@ class Runner<device::Replay> {
 
   /// Seconds charged for evaluating a recorded entry.
   [[nodiscard]] double cost(const replay::RecordedEntry& e) const {
+    const double compile =
+        options_.charge_compile ? e.compile_seconds + e.verification_seconds : 0.0;
+    return compile + benchmark_seconds(e);
+  }
+
+  /// Seconds the evaluation of a recorded entry took on the device, compile and verification
+  /// included whatever `charge_compile` says: what `sleep_scale` scales.
+  [[nodiscard]] double device_seconds(const replay::RecordedEntry& e) const {
+    return e.compile_seconds + e.verification_seconds + benchmark_seconds(e);
+  }
+
+ private:
+  [[nodiscard]] double benchmark_seconds(const replay::RecordedEntry& e) const {
     double benchmark = 0;
     if (e.benchmark_seconds) {
       benchmark = *e.benchmark_seconds;
@@ -98,12 +151,9 @@ class Runner<device::Replay> {
     } else if (e.status == Status::correct) {
       benchmark = e.value * static_cast<double>(options_.iterations);
     }
-    const double compile =
-        options_.charge_compile ? e.compile_seconds + e.verification_seconds : 0.0;
-    return compile + benchmark;
+    return benchmark;
   }
 
- private:
   std::shared_ptr<const replay::Recording> recording_;
   ReplayOptions options_;
 };
