@@ -1,16 +1,19 @@
 // Runs OPAT's operators on the reference simulator: one Runner<device::Simulator> per operator
-// and knowledge kind, its space holding only that kind's parameters.
+// and knowledge kind, its space holding only that kind's parameters; an operator equal to an
+// earlier one but for its name shares that one's model and space (sim::RunnerMemo).
 #ifndef AOE_JOBS_SIMULATOR_BACKEND_HPP
 #define AOE_JOBS_SIMULATOR_BACKEND_HPP
 
 #include "aoe/core/error.hpp"
 #include "aoe/measure/simulator/knowledge.hpp"
+#include "aoe/measure/simulator/runner_memo.hpp"
 #include "aoe/measure/simulator/simulator_options.hpp"
 #include "aoe/measure/simulator/simulator_runner.hpp"
 #include "aoe/measure/simulator/soc.hpp"
 #include "aoe/op/operator_desc.hpp"
 #include "aoe/repo/bank_key.hpp"
 
+#include <memory>
 #include <span>
 #include <utility>
 
@@ -19,7 +22,8 @@ namespace aoe {
 /// The backend `run_opat` takes for the simulator.
 class SimulatorBackend {
  public:
-  explicit SimulatorBackend(sim::Soc soc) : soc_(std::move(soc)) {}
+  explicit SimulatorBackend(sim::Soc soc)
+      : soc_(std::move(soc)), runners_(std::make_shared<sim::RunnerMemo>(soc_)) {}
 
   [[nodiscard]] static sim::Knowledge to_sim(KnowledgeKind k) noexcept {
     switch (k) {
@@ -32,8 +36,7 @@ class SimulatorBackend {
 
   [[nodiscard]] Result<Runner<device::Simulator>> create(const OperatorDesc& op,
                                                          KnowledgeKind kind) const {
-    return Runner<device::Simulator>::create(soc_, op,
-                                             SimulatorOptions{.knowledge = {to_sim(kind)}});
+    return runners_->create(op, SimulatorOptions{.knowledge = {to_sim(kind)}});
   }
 
   /// One runner whose space holds the parameters of all `kinds`: how run_opat measures the
@@ -42,16 +45,19 @@ class SimulatorBackend {
       const OperatorDesc& op, std::span<const KnowledgeKind> kinds) const {
     SimulatorOptions options{.knowledge = {}};
     for (const KnowledgeKind k : kinds) options.knowledge.push_back(to_sim(k));
-    return Runner<device::Simulator>::create(soc_, op, std::move(options));
+    return runners_->create(op, std::move(options));
   }
 
   /// The bank scope of this SoC: its name and AI Core count.
   [[nodiscard]] BankScope scope() const { return BankScope{soc_.name, soc_.cube_cores}; }
 
   [[nodiscard]] const sim::Soc& soc() const noexcept { return soc_; }
+  /// The runners created so far, by distinct operator (shared by copies of this backend).
+  [[nodiscard]] const sim::RunnerMemo& runners() const noexcept { return *runners_; }
 
  private:
   sim::Soc soc_;
+  std::shared_ptr<sim::RunnerMemo> runners_;
 };
 
 }  // namespace aoe
