@@ -156,11 +156,19 @@ class OperatorTimer {
   profile.name = graph.name;
 
   const GraphIndex index(graph);  // one pass: who produces each tensor
-  for (const auto& f : fuse(index)) {
+  // One fused operator at a time (made, timed, dropped), not the whole fused model at once.
+  std::optional<ErrorInfo> failed;
+  for_each_fusion_group(index, {}, [&](const std::vector<std::size_t>& members) {
+    if (failed) return;
+    const FusedOperator f = make_fused(graph, members);
     auto t = timer.seconds(f.op, model);
-    if (!t) return t.error();
+    if (!t) {
+      failed = t.error();
+      return;
+    }
     profile.forward_seconds += *t;
-  }
+  });
+  if (failed) return *failed;
 
   const auto produced = [&index](const std::string& name) {
     return index.producer(name).has_value();
