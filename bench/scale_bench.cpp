@@ -110,9 +110,7 @@ aoe::gdat::GradientProfile make_profile(std::size_t n) {
   return p;
 }
 
-std::string model_json(const aoe::Graph& g) {
-  return boost::json::serialize(aoe::tuned_model_json(g, {}));
-}
+std::string model_json(const aoe::Graph& g) { return aoe::detail::tuned_model_text(g, {}).value(); }
 
 /// Wall and CPU (this process, all threads) seconds since construction.
 struct Stopwatch {

@@ -12,9 +12,9 @@
 #include <array>
 #include <cstddef>
 #include <optional>
-#include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace aoe {
@@ -76,11 +76,27 @@ bool one_of(const std::array<std::string_view, N>& set, std::string_view t) {
 [[nodiscard]] inline FusedOperator make_fused(const Graph& g, std::vector<std::size_t> members) {
   FusedOperator f;
   f.nodes = std::move(members);
-  std::set<std::string> internal;
+  // The tensors produced inside the group: a handful (fuse's groups have at most
+  // FusionOptions::max_elementwise_chain members), so views in a vector, not a set of copies;
+  // searched in order when short, sorted when long.
+  std::vector<std::string_view> internal;
+  std::size_t type_size = f.nodes.size();
+  std::size_t name_size = 0;
   for (const auto i : f.nodes) {
-    for (const auto& o : g.nodes[i].outputs) internal.insert(o.name);
+    for (const auto& o : g.nodes[i].outputs) internal.push_back(o.name);
+    type_size += g.nodes[i].type.size();
+    name_size += g.nodes[i].name.size();
   }
+  const bool sorted = internal.size() > 32;
+  if (sorted) std::sort(internal.begin(), internal.end());
+  const auto is_internal = [&internal, sorted](std::string_view t) {
+    return sorted ? std::binary_search(internal.begin(), internal.end(), t)
+                  : std::find(internal.begin(), internal.end(), t) != internal.end();
+  };
   const bool fused = f.nodes.size() > 1;
+  f.op.type.reserve(type_size);
+  f.op.name.reserve(name_size);
+  if (fused) f.op.members.reserve(f.nodes.size());
   for (std::size_t k = 0; k < f.nodes.size(); ++k) {
     const Node& n = g.nodes[f.nodes[k]];
     if (k > 0) f.op.type += '+';
@@ -88,7 +104,7 @@ bool one_of(const std::array<std::string_view, N>& set, std::string_view t) {
     f.op.name += n.name;
     if (fused) f.op.members.push_back(n.type);
     for (const auto& in : n.inputs) {
-      if (!internal.contains(in.name)) f.op.inputs.push_back(in.desc);
+      if (!is_internal(in.name)) f.op.inputs.push_back(in.desc);
     }
     for (const auto& [key, value] : n.attributes) {
       f.op.attributes.emplace(k == 0 ? key : n.type + "." + key, value);
@@ -98,15 +114,15 @@ bool one_of(const std::array<std::string_view, N>& set, std::string_view t) {
   return f;
 }
 
-/// Fuses the graph of `index` as OPAT does and returns one operator per fused group or single
-/// node, in graph order; layout-only nodes (Reshape ...) are left out. Linear in the graph's
-/// size (each node joins one group; tensors are looked up in the index).
-[[nodiscard]] inline std::vector<FusedOperator> fuse(const GraphIndex& index,
-                                                     FusionOptions options = {}) {
+/// Calls `each(const std::vector<std::size_t>& members)` for every group `fuse` makes, in graph
+/// order (members: node indices in data-flow order), without making the fused operators: for
+/// callers that need only which nodes go together (SGAT's split). Linear in the graph's size.
+template <class Each>
+void for_each_fusion_group(const GraphIndex& index, const FusionOptions& options, Each&& each) {
   using detail::one_of;
   const Graph& g = index.graph();
   std::vector<bool> taken(g.nodes.size(), false);
-  std::vector<FusedOperator> out;
+  std::vector<std::size_t> group;
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     if (taken[i]) continue;
     const Node& n = g.nodes[i];
@@ -114,7 +130,7 @@ bool one_of(const std::array<std::string_view, N>& set, std::string_view t) {
       taken[i] = true;
       continue;
     }
-    std::vector<std::size_t> group{i};
+    group.assign(1, i);
     const auto extend = [&](auto accept) {
       const auto next = index.sole_consumer(group.back());
       if (!next || taken[*next] || !accept(g.nodes[*next])) return false;
@@ -146,8 +162,19 @@ bool one_of(const std::array<std::string_view, N>& set, std::string_view t) {
       }
     }
     for (const auto k : group) taken[k] = true;
-    out.push_back(make_fused(g, std::move(group)));
+    each(std::as_const(group));
   }
+}
+
+/// Fuses the graph of `index` as OPAT does and returns one operator per fused group or single
+/// node, in graph order; layout-only nodes (Reshape ...) are left out. Linear in the graph's
+/// size (each node joins one group; tensors are looked up in the index).
+[[nodiscard]] inline std::vector<FusedOperator> fuse(const GraphIndex& index,
+                                                     FusionOptions options = {}) {
+  std::vector<FusedOperator> out;
+  for_each_fusion_group(index, options, [&](const std::vector<std::size_t>& group) {
+    out.push_back(make_fused(index.graph(), group));
+  });
   return out;
 }
 

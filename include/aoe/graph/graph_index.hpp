@@ -5,6 +5,7 @@
 #ifndef AOE_GRAPH_GRAPH_INDEX_HPP
 #define AOE_GRAPH_GRAPH_INDEX_HPP
 
+#include "aoe/graph/detail/name_table.hpp"
 #include "aoe/graph/graph.hpp"
 
 #include <cstddef>
@@ -12,7 +13,6 @@
 #include <optional>
 #include <span>
 #include <string_view>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -27,9 +27,9 @@ class GraphIndex {
     detail::count_graph_scan();
     const auto& nodes = graph.nodes;
     const auto id_of = [this](std::string_view name) {
-      const auto [it, added] = ids_.try_emplace(name, producer_.size());
+      const auto [id, added] = ids_.insert(name);
       if (added) producer_.push_back(none);
-      return it->second;
+      return id;
     };
     // (tensor id, reading node) in node order, a node reading a tensor twice counted once;
     // then a counting sort by tensor id keeps each tensor's readers ascending.
@@ -37,7 +37,10 @@ class GraphIndex {
     std::vector<std::size_t> last_reader;
     std::size_t references = 0;
     for (const auto& node : nodes) references += node.inputs.size() + node.outputs.size();
-    ids_.reserve(references);  // no rehash while indexing
+    // Most tensors are referenced at least twice (produced, read): half the references is the
+    // usual count of tensors, and the table grows past it if not.
+    ids_.reserve(references / 2 + 1);
+    producer_.reserve(references / 2 + 1);
     reads.reserve(references);
     for (std::size_t i = 0; i < nodes.size(); ++i) {
       for (const auto& o : nodes[i].outputs) {
@@ -65,18 +68,18 @@ class GraphIndex {
   /// Index of the node producing `tensor`, or nullopt for a graph input (data, weight) or a
   /// name the graph does not use. The same answer as Graph::producer.
   [[nodiscard]] std::optional<std::size_t> producer(std::string_view tensor) const {
-    const auto it = ids_.find(tensor);
-    if (it == ids_.end() || producer_[it->second] == none) return std::nullopt;
-    return producer_[it->second];
+    const std::size_t id = ids_.find(tensor);
+    if (id == detail::NameTable::npos || producer_[id] == none) return std::nullopt;
+    return producer_[id];
   }
 
   /// Indices of the nodes reading `tensor`, ascending, each once. The same answer as
   /// Graph::consumers.
   [[nodiscard]] std::span<const std::size_t> consumers(std::string_view tensor) const {
-    const auto it = ids_.find(tensor);
-    if (it == ids_.end()) return {};
+    const std::size_t id = ids_.find(tensor);
+    if (id == detail::NameTable::npos) return {};
     return std::span<const std::size_t>(consumers_)
-        .subspan(first_[it->second], first_[it->second + 1] - first_[it->second]);
+        .subspan(first_[id], first_[id + 1] - first_[id]);
   }
 
   /// The only consumer of `node`'s single output, if it has exactly one output and that output
@@ -93,8 +96,8 @@ class GraphIndex {
   static constexpr std::size_t none = std::numeric_limits<std::size_t>::max();
 
   const Graph* graph_;
-  std::unordered_map<std::string_view, std::size_t> ids_;  ///< tensor name -> tensor id
-  std::vector<std::size_t> producer_;                      ///< by tensor id; `none`: an input
+  detail::NameTable ids_;               ///< tensor name -> tensor id (flat: no node per tensor)
+  std::vector<std::size_t> producer_;   ///< by tensor id; `none`: an input
   std::vector<std::size_t> first_;      ///< by tensor id: its consumers in consumers_[first_..]
   std::vector<std::size_t> consumers_;  ///< node indices, grouped by tensor id
 };

@@ -1,16 +1,19 @@
 // Runs OPAT's operators on the reference simulator: one Runner<device::Simulator> per operator
-// and knowledge kind, its space holding only that kind's parameters.
+// and knowledge kind, its space holding only that kind's parameters; an operator equal to an
+// earlier one but for its name shares that one's model and space (sim::RunnerMemo).
 #ifndef AOE_JOBS_SIMULATOR_BACKEND_HPP
 #define AOE_JOBS_SIMULATOR_BACKEND_HPP
 
 #include "aoe/core/error.hpp"
 #include "aoe/measure/simulator/knowledge.hpp"
+#include "aoe/measure/simulator/runner_memo.hpp"
 #include "aoe/measure/simulator/simulator_options.hpp"
 #include "aoe/measure/simulator/simulator_runner.hpp"
 #include "aoe/measure/simulator/soc.hpp"
 #include "aoe/op/operator_desc.hpp"
 #include "aoe/repo/bank_key.hpp"
 
+#include <memory>
 #include <span>
 #include <utility>
 
@@ -22,7 +25,9 @@ class SimulatorBackend {
   /// `measure_latency`: wall-clock seconds each measurement sleeps
   /// (SimulatorOptions::measure_latency, `aoe --measure_latency`; docs/distributed.md).
   explicit SimulatorBackend(sim::Soc soc, double measure_latency = 0)
-      : soc_(std::move(soc)), measure_latency_(measure_latency) {}
+      : soc_(std::move(soc)),
+        measure_latency_(measure_latency),
+        runners_(std::make_shared<sim::RunnerMemo>(soc_)) {}
 
   [[nodiscard]] static sim::Knowledge to_sim(KnowledgeKind k) noexcept {
     switch (k) {
@@ -35,9 +40,8 @@ class SimulatorBackend {
 
   [[nodiscard]] Result<Runner<device::Simulator>> create(const OperatorDesc& op,
                                                          KnowledgeKind kind) const {
-    return Runner<device::Simulator>::create(
-        soc_, op,
-        SimulatorOptions{.knowledge = {to_sim(kind)}, .measure_latency = measure_latency_});
+    return runners_->create(
+        op, SimulatorOptions{.knowledge = {to_sim(kind)}, .measure_latency = measure_latency_});
   }
 
   /// One runner whose space holds the parameters of all `kinds`: how run_opat measures the
@@ -46,7 +50,7 @@ class SimulatorBackend {
       const OperatorDesc& op, std::span<const KnowledgeKind> kinds) const {
     SimulatorOptions options{.knowledge = {}, .measure_latency = measure_latency_};
     for (const KnowledgeKind k : kinds) options.knowledge.push_back(to_sim(k));
-    return Runner<device::Simulator>::create(soc_, op, std::move(options));
+    return runners_->create(op, std::move(options));
   }
 
   /// The bank scope of this SoC: its name and AI Core count.
@@ -54,10 +58,13 @@ class SimulatorBackend {
 
   [[nodiscard]] const sim::Soc& soc() const noexcept { return soc_; }
   [[nodiscard]] double measure_latency() const noexcept { return measure_latency_; }
+  /// The runners created so far, by distinct operator (shared by copies of this backend).
+  [[nodiscard]] const sim::RunnerMemo& runners() const noexcept { return *runners_; }
 
  private:
   sim::Soc soc_;
   double measure_latency_ = 0;
+  std::shared_ptr<sim::RunnerMemo> runners_;
 };
 
 }  // namespace aoe

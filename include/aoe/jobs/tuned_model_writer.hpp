@@ -6,6 +6,7 @@
 
 #include "aoe/core/error.hpp"
 #include "aoe/detail/write_json.hpp"
+#include "aoe/graph/detail/name_table.hpp"
 #include "aoe/graph/graph.hpp"
 #include "aoe/graph/loader.hpp"
 #include "aoe/io/atomic_file.hpp"
@@ -15,8 +16,15 @@
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 #include <boost/json/serialize.hpp>
+#include <boost/json/serializer.hpp>
+#include <boost/json/value.hpp>
 
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -151,6 +159,224 @@ inline boost::json::value attribute_to_json(const Attribute& a) {
 
 namespace detail {
 
+/// Appends JSON tokens to a string exactly as boost::json::serialize writes them: strings of
+/// plain printable ASCII and integers directly, everything else (escapes, doubles) through
+/// Boost's own serializer, so the text is byte for byte Boost's.
+class JsonAppender {
+ public:
+  explicit JsonAppender(std::string& out) : out_(&out) {}
+
+  void raw(std::string_view s) { out_->append(s); }
+  void string(std::string_view s) {
+    bool plain = true;
+    for (const char c : s) {
+      const auto u = static_cast<unsigned char>(c);
+      plain = plain && u >= 0x20 && u < 0x7f && c != '"' && c != '\\';
+    }
+    if (!plain) {
+      serializer_.reset(s);
+      drain();
+      return;
+    }
+    out_->push_back('"');
+    out_->append(s);
+    out_->push_back('"');
+  }
+  void integer(std::int64_t v) {
+    std::array<char, 24> b{};
+    const auto r = std::to_chars(b.data(), b.data() + b.size(), v);
+    out_->append(b.data(), r.ptr);
+  }
+  /// False (nothing written) when `v` is not finite.
+  [[nodiscard]] bool number(double v) {
+    if (!std::isfinite(v)) return false;
+    value(boost::json::value(v));
+    return true;
+  }
+  /// A scalar or a small value; the caller checks that its numbers are finite.
+  void value(const boost::json::value& v) {
+    serializer_.reset(&v);
+    drain();
+  }
+  /// An attribute as attribute_to_json makes it; false when a number is not finite.
+  [[nodiscard]] bool attribute(const Attribute& a) {
+    if (const auto* d = std::get_if<double>(&a)) return number(*d);
+    if (const auto* s = std::get_if<std::string>(&a)) {
+      string(*s);
+    } else if (const auto* i = std::get_if<std::int64_t>(&a)) {
+      integer(*i);
+    } else if (const auto* b = std::get_if<bool>(&a)) {
+      raw(*b ? "true" : "false");
+    } else {
+      const auto& v = std::get<std::vector<std::int64_t>>(a);
+      out_->push_back('[');
+      for (std::size_t k = 0; k < v.size(); ++k) {
+        if (k > 0) out_->push_back(',');
+        integer(v[k]);
+      }
+      out_->push_back(']');
+    }
+    return true;
+  }
+
+ private:
+  void drain() {
+    std::array<char, 256> buf{};
+    while (!serializer_.done()) out_->append(serializer_.read(buf.data(), buf.size()));
+  }
+
+  std::string* out_;
+  boost::json::serializer serializer_;
+};
+
+/// The "opat" member of the nodes of `t` (the object tuned_model_json gives them), or nullopt
+/// when a number in it is not finite or a knowledge kind or parameter name repeats (cases
+/// tuned_model_json's object handles: the caller falls back to it).
+[[nodiscard]] inline std::optional<std::string> tuned_operator_text(const TunedOperator& t) {
+  std::string text;
+  JsonAppender w(text);
+  w.raw("{\"fused_op\":");
+  w.string(t.name);
+  w.raw(",\"fused_type\":");
+  w.string(t.type);
+  w.raw(",\"knowledge\":{");
+  for (std::size_t k = 0; k < t.knowledge.size(); ++k) {
+    const auto& [kind, values] = t.knowledge[k];
+    for (std::size_t j = 0; j < k; ++j) {
+      if (t.knowledge[j].first == kind) return std::nullopt;
+    }
+    if (k > 0) w.raw(",");
+    w.string(kind);
+    w.raw(":{");
+    for (std::size_t v = 0; v < values.size(); ++v) {
+      for (std::size_t j = 0; j < v; ++j) {
+        if (values[j].name == values[v].name) return std::nullopt;
+      }
+      if (v > 0) w.raw(",");
+      w.string(values[v].name);
+      w.raw(":");
+      const Value& x = values[v].value;
+      if (x.is_real()) {
+        if (!w.number(x.as_real())) return std::nullopt;
+      } else if (x.is_integer()) {
+        w.integer(x.as_integer());
+      } else {
+        w.string(x.as_text());
+      }
+    }
+    w.raw("}");
+  }
+  w.raw("},\"performance_before(us)\":");
+  if (!w.number(t.default_us)) return std::nullopt;
+  w.raw(",\"performance_after(us)\":");
+  if (!w.number(t.result_us)) return std::nullopt;
+  w.raw("}");
+  return text;
+}
+
+/// boost::json::serialize(tuned_model_json(g, ops)), written directly: no JSON tree of the
+/// whole graph (tens of allocations per node), each tuned operator's "opat" text made once for
+/// all its nodes, tensors numbered in a flat table. Nullopt when a number is not finite or a
+/// tuned operator repeats a name (write_tuned_model then takes tuned_model_json's way, which
+/// names the number's JSON pointer in its error).
+[[nodiscard]] inline std::optional<std::string> tuned_model_text(
+    const Graph& g, const std::vector<TunedOperator>& ops) {
+  std::vector<std::size_t> by_node(g.nodes.size(), ops.size());  // ops.size(): none
+  for (std::size_t k = 0; k < ops.size(); ++k) {
+    for (const auto n : ops[k].nodes) {
+      if (n < by_node.size()) by_node[n] = k;
+    }
+  }
+  std::vector<std::optional<std::string>> opat(ops.size());
+  for (std::size_t n = 0; n < by_node.size(); ++n) {
+    const std::size_t k = by_node[n];
+    if (k == ops.size() || opat[k]) continue;
+    opat[k] = tuned_operator_text(ops[k]);
+    if (!opat[k]) return std::nullopt;
+  }
+  std::size_t references = 0;
+  std::size_t bytes = 0;
+  for (const auto& n : g.nodes) {
+    references += n.inputs.size() + n.outputs.size();
+    bytes += 64 + n.name.size() + n.type.size();
+    for (const auto& t : n.inputs) bytes += t.name.size() + 3;
+    for (const auto& t : n.outputs) bytes += t.name.size() + 3;
+    if (by_node[&n - g.nodes.data()] < ops.size()) {
+      bytes += opat[by_node[&n - g.nodes.data()]]->size();
+    }
+  }
+  std::string text;
+  text.reserve(bytes + references * 24);
+  JsonAppender w(text);
+  w.raw("{\"format_version\":");
+  w.integer(model_format_version);
+  w.raw(",\"name\":");
+  w.string(g.name);
+  // Tensors in order of first reference (a node's inputs, then its outputs), each described as
+  // where it is first referenced.
+  w.raw(",\"tensors\":{");
+  NameTable seen;
+  seen.reserve(references / 2 + 1);
+  const auto tensor = [&](const TensorRef& t) {
+    if (!seen.insert(t.name).second) return;
+    if (seen.size() > 1) w.raw(",");
+    w.string(t.name);
+    w.raw(":{\"shape\":[");
+    for (std::size_t k = 0; k < t.desc.shape.size(); ++k) {
+      if (k > 0) w.raw(",");
+      w.integer(t.desc.shape[k]);
+    }
+    w.raw("],\"dtype\":");
+    w.string(to_string(t.desc.dtype));
+    w.raw(",\"format\":");
+    w.string(to_string(t.desc.format));
+    w.raw("}");
+  };
+  for (const auto& n : g.nodes) {
+    for (const auto& t : n.inputs) tensor(t);
+    for (const auto& t : n.outputs) tensor(t);
+  }
+  w.raw("},\"nodes\":[");
+  const auto names = [&w](const std::vector<TensorRef>& ts) {
+    w.raw("[");
+    for (std::size_t k = 0; k < ts.size(); ++k) {
+      if (k > 0) w.raw(",");
+      w.string(ts[k].name);
+    }
+    w.raw("]");
+  };
+  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
+    w.raw(i > 0 ? ",{\"name\":" : "{\"name\":");
+    w.string(n.name);
+    w.raw(",\"type\":");
+    w.string(n.type);
+    w.raw(",\"inputs\":");
+    names(n.inputs);
+    w.raw(",\"outputs\":");
+    names(n.outputs);
+    if (!n.attributes.empty()) {
+      w.raw(",\"attributes\":{");
+      bool first = true;
+      for (const auto& [key, value] : n.attributes) {
+        w.raw(first ? "" : ",");
+        first = false;
+        w.string(key);
+        w.raw(":");
+        if (!w.attribute(value)) return std::nullopt;
+      }
+      w.raw("}");
+    }
+    if (by_node[i] < ops.size()) {
+      w.raw(",\"opat\":");
+      w.raw(*opat[by_node[i]]);
+    }
+    w.raw("}");
+  }
+  w.raw("]}");
+  return text;
+}
+
 /// Writes a tuned model's `text` to `file` atomically (rename, no fsync), creating its
 /// directories. Each job's default place is a new directory, so the temporary files a killed
 /// job left in an earlier workspace (.../aoe_workspace/<run>/tunespace/result/) are removed
@@ -181,6 +407,9 @@ namespace detail {
 [[nodiscard]] inline Result<void> write_tuned_model(const Graph& g,
                                                     const std::vector<TunedOperator>& ops,
                                                     const std::filesystem::path& file) {
+  if (auto text = detail::tuned_model_text(g, ops)) {
+    return detail::write_tuned_model_text(file, *text);
+  }
   auto text = detail::serialize_json(tuned_model_json(g, ops), file.string());
   if (!text) return text.error();
   return detail::write_tuned_model_text(file, *text);

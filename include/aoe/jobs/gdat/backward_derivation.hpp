@@ -30,9 +30,13 @@
 #define AOE_JOBS_GDAT_BACKWARD_DERIVATION_HPP
 
 #include "aoe/core/error.hpp"
+#include "aoe/graph/detail/name_table.hpp"
 #include "aoe/graph/fusion.hpp"
 #include "aoe/graph/graph.hpp"
+#include "aoe/graph/graph_index.hpp"
 #include "aoe/jobs/gdat/gradient_profile.hpp"
+#include "aoe/measure/simulator/runner_memo.hpp"
+#include "aoe/measure/simulator/simulator_options.hpp"
 #include "aoe/measure/simulator/simulator_runner.hpp"
 #include "aoe/measure/simulator/soc.hpp"
 #include "aoe/op/operator_desc.hpp"
@@ -40,13 +44,12 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <map>
+#include <functional>
 #include <optional>
-#include <set>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
-#include <variant>
 #include <vector>
 
 namespace aoe::gdat {
@@ -77,44 +80,20 @@ inline std::vector<std::size_t> weight_positions(std::string_view type) {
   return {};
 }
 
-/// A text identifying an operator's computation, to time each distinct one once.
-inline std::string op_signature(const OperatorDesc& op) {
-  std::string s = op.type;
-  const auto tensor = [&s](const TensorDesc& t) {
-    s += '|';
-    for (const auto d : t.shape) s += std::to_string(d) + ',';
-    s += std::string(to_string(t.dtype)) + ',' + std::string(to_string(t.format));
-  };
-  for (const auto& t : op.inputs) tensor(t);
-  s += "->";
-  for (const auto& t : op.outputs) tensor(t);
-  for (const auto& [k, v] : op.attributes) {
-    s += ';' + k + '=';
-    std::visit(
-        [&s](const auto& x) {
-          using X = std::decay_t<decltype(x)>;
-          if constexpr (std::is_same_v<X, std::string>) {
-            s += x;
-          } else if constexpr (std::is_same_v<X, std::vector<std::int64_t>>) {
-            for (const auto e : x) s += std::to_string(e) + ',';
-          } else {
-            s += std::to_string(x);
-          }
-        },
-        v);
-  }
-  for (const auto& m : op.members) s += '+' + m;
-  return s;
-}
-
-/// Times operators on the simulator (default tiling), each distinct computation once.
+/// Times operators on the simulator (default tiling), each distinct computation (the operator
+/// but its name: sim::append_runner_key) once. A graph node is timed through a scratch
+/// OperatorDesc whose buffers are reused, so timing the nodes of a model allocates per distinct
+/// operator, not per node (docs/reliability.md#model-size).
 class OperatorTimer {
  public:
   explicit OperatorTimer(const sim::Soc& soc) : soc_(soc) {}
 
   Result<double> seconds(const OperatorDesc& op, const std::string& model) {
-    const std::string key = op_signature(op);
-    if (const auto it = cache_.find(key); it != cache_.end()) return it->second;
+    key_.clear();
+    sim::append_runner_key(key_, op, knowledge_);
+    if (const auto it = cache_.find(std::string_view(key_)); it != cache_.end()) {
+      return it->second;
+    }
     auto runner = Runner<device::Simulator>::create(soc_, op);
     if (!runner) {
       return make_error(Errc::unsupported,
@@ -127,13 +106,41 @@ class OperatorTimer {
       return make_error(Errc::unsupported, model + ": operator '" + op.name + "' (" + op.type +
                                                "): the simulator cannot time it: " + m.message);
     }
-    cache_.emplace(key, m.value);
+    cache_.emplace(key_, m.value);
     return m.value;
   }
 
+  /// seconds(n.to_operator(), model).
+  Result<double> seconds(const Node& n, const std::string& model) {
+    scratch_.type.assign(n.type);
+    scratch_.name.assign(n.name);
+    const auto descs = [](std::vector<TensorDesc>& to, const std::vector<TensorRef>& from) {
+      to.resize(from.size());
+      for (std::size_t k = 0; k < from.size(); ++k) {
+        to[k].shape.assign(from[k].desc.shape.begin(), from[k].desc.shape.end());
+        to[k].dtype = from[k].desc.dtype;
+        to[k].format = from[k].desc.format;
+      }
+    };
+    descs(scratch_.inputs, n.inputs);
+    descs(scratch_.outputs, n.outputs);
+    if (!(scratch_.attributes.empty() && n.attributes.empty())) scratch_.attributes = n.attributes;
+    return seconds(scratch_, model);
+  }
+
  private:
+  struct Hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const noexcept {
+      return std::hash<std::string_view>{}(s);
+    }
+  };
+
   sim::Soc soc_;
-  std::map<std::string, double> cache_;
+  const std::vector<sim::Knowledge> knowledge_ = SimulatorOptions{}.knowledge;
+  std::string key_;
+  OperatorDesc scratch_;
+  std::unordered_map<std::string, double, Hash, std::equal_to<>> cache_;
 };
 
 }  // namespace detail
@@ -148,30 +155,37 @@ class OperatorTimer {
   GradientProfile profile;
   profile.name = graph.name;
 
-  for (const auto& f : fuse(graph)) {
+  const GraphIndex index(graph);  // one pass: who produces each tensor
+  // One fused operator at a time (made, timed, dropped), not the whole fused model at once.
+  std::optional<ErrorInfo> failed;
+  for_each_fusion_group(index, {}, [&](const std::vector<std::size_t>& members) {
+    if (failed) return;
+    const FusedOperator f = make_fused(graph, members);
     auto t = timer.seconds(f.op, model);
-    if (!t) return t.error();
+    if (!t) {
+      failed = t.error();
+      return;
+    }
     profile.forward_seconds += *t;
-  }
+  });
+  if (failed) return *failed;
 
-  std::set<std::string> produced;
-  for (const auto& n : graph.nodes) {
-    for (const auto& o : n.outputs) produced.insert(o.name);
-  }
+  const auto produced = [&index](const std::string& name) {
+    return index.producer(name).has_value();
+  };
   // Each parameter belongs to its first reader in forward order (its last in backward).
-  std::map<std::string, std::size_t> owner;
+  ::aoe::detail::NameTable owned;
   std::vector<std::vector<const TensorRef*>> params(graph.nodes.size());
   for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
     const Node& n = graph.nodes[i];
     for (const auto pos : detail::weight_positions(n.type)) {
       if (pos >= n.inputs.size()) continue;
       const TensorRef& t = n.inputs[pos];
-      if (produced.contains(t.name) || owner.contains(t.name)) continue;
-      owner.emplace(t.name, i);
+      if (produced(t.name) || !owned.insert(t.name).second) continue;
       params[i].push_back(&t);
     }
   }
-  if (owner.empty()) {
+  if (owned.size() == 0) {
     return make_error(Errc::invalid_argument,
                       model +
                           ": no trainable parameters (expected weights of Conv2D, MatMul, "
@@ -181,17 +195,17 @@ class OperatorTimer {
   const auto backward_of = [&](const Node& n) -> Result<double> {
     if (is_layout_only(n.type)) return 0.0;
     const auto needs_input_grad = [&](std::size_t pos) {
-      return pos < n.inputs.size() && produced.contains(n.inputs[pos].name);
+      return pos < n.inputs.size() && produced(n.inputs[pos].name);
     };
     if (detail::one_of(n.type, {"Conv2D", "MatMul", "MatMulV2", "FullyConnection", "BatchMatMul",
                                 "BatchMatMulV2"})) {
-      auto t = timer.seconds(n.to_operator(), model);
+      auto t = timer.seconds(n, model);
       if (!t) return t.error();
       // The weight gradient (or, for a BatchMatMul of two activations, the second operand's)
       // always; the first input's when a node below produced it.
       return *t * (needs_input_grad(0) ? 2.0 : 1.0);
     }
-    auto t = timer.seconds(n.to_operator(), model);
+    auto t = timer.seconds(n, model);
     if (!t) return t.error();
     return *t * options.other_backward_factor;
   };

@@ -47,7 +47,6 @@ namespace detail {
 struct SgatLiveness {
   std::vector<std::size_t> count;
   std::vector<std::size_t> tensor;  ///< valid where count == 1
-  std::vector<std::string> names;   ///< tensor id -> name
   std::vector<std::size_t> consumers;
 };
 
@@ -59,9 +58,8 @@ inline SgatLiveness sgat_liveness(const GraphIndex& index) {
   std::vector<std::size_t> producer;
   std::vector<std::size_t> last_use;
   for (std::size_t i = 0; i < n; ++i) {
-    first_output[i] = l.names.size();
-    for (const auto& o : g.nodes[i].outputs) {
-      l.names.push_back(o.name);
+    first_output[i] = producer.size();
+    for (std::size_t k = 0; k < g.nodes[i].outputs.size(); ++k) {
       producer.push_back(i);
       last_use.push_back(i);
       l.consumers.push_back(0);
@@ -115,10 +113,10 @@ inline SgatLiveness sgat_liveness(const GraphIndex& index) {
   const auto live = detail::sgat_liveness(index);
   // A position straddled by a fused operator (OPAT's fusion) is never a cut.
   std::vector<bool> straddled(n, false);
-  for (const auto& f : fuse(index)) {
-    const auto [lo, hi] = std::minmax_element(f.nodes.begin(), f.nodes.end());
+  for_each_fusion_group(index, {}, [&straddled](const std::vector<std::size_t>& members) {
+    const auto [lo, hi] = std::minmax_element(members.begin(), members.end());
     for (std::size_t p = *lo; p < *hi; ++p) straddled[p] = true;
-  }
+  });
   const std::size_t max_kernels = std::max<std::size_t>(1, options.max_kernels);
   std::size_t start = 0;
   std::size_t kernels = 0;

@@ -27,6 +27,7 @@
 #include <cmath>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <thread>
@@ -48,77 +49,84 @@ class Runner<device::Simulator> {
 
   [[nodiscard]] static Result<Runner> create(const sim::Soc& soc, const OperatorDesc& op,
                                              SimulatorOptions options = {}) {
-    if (!(options.measure_latency >= 0 && options.measure_latency <= 3600)) {
-      return make_error(Errc::invalid_argument, "SimulatorOptions::measure_latency = " +
-                                                    std::to_string(options.measure_latency) +
-                                                    ": expected seconds in [0, 3600]");
-    }
+    if (auto bad = check(options)) return *bad;
     auto model = sim::detail::parse(soc, op);
     if (!model) return model.error();
-    Runner r;
-    r.soc_ = soc;
-    r.op_ = op;
-    r.model_ = std::move(*model);
-    r.options_ = std::move(options);
-    r.counter_ = std::make_shared<std::atomic<std::uint64_t>>(0);
-    r.defaults_ = sim::detail::heuristic(r.soc_, r.model_);
-    auto layout = sim::detail::layout(r.soc_, r.model_);
+    auto c = std::make_shared<Compiled>();
+    c->soc = soc;
+    c->model = std::move(*model);
+    c->defaults = sim::detail::heuristic(c->soc, c->model);
+    auto layout = sim::detail::layout(c->soc, c->model);
     const auto wanted = [&](sim::detail::Role role) {
       const auto k = sim::detail::knowledge_of(role);
-      return std::find(r.options_.knowledge.begin(), r.options_.knowledge.end(), k) !=
-             r.options_.knowledge.end();
+      return std::find(options.knowledge.begin(), options.knowledge.end(), k) !=
+             options.knowledge.end();
     };
     std::vector<Parameter> parameters;
     std::vector<std::string> names;
-    r.dim_of_.fill(-1);
+    c->dim_of.fill(-1);
     for (std::size_t i = 0; i < layout.parameters.size(); ++i) {
       if (!wanted(layout.roles[i])) continue;
-      r.dim_of_[layout.roles[i]] = static_cast<std::int8_t>(parameters.size());
+      c->dim_of[layout.roles[i]] = static_cast<std::int8_t>(parameters.size());
       names.push_back(layout.parameters[i].name());
       parameters.push_back(std::move(layout.parameters[i]));
     }
     std::vector<Constraint> constraints;
-    for (auto& c : layout.constraints) {
-      const bool all = std::all_of(c.names().begin(), c.names().end(), [&](const auto& n) {
+    for (auto& k : layout.constraints) {
+      const bool all = std::all_of(k.names().begin(), k.names().end(), [&](const auto& n) {
         return std::find(names.begin(), names.end(), n) != names.end();
       });
-      if (all) constraints.push_back(std::move(c));
+      if (all) constraints.push_back(std::move(k));
     }
-    r.space_ = std::make_shared<const Space>(std::move(parameters), std::move(constraints));
-    r.levels_.resize(r.space_->dimensions());
-    r.roles_.resize(r.space_->dimensions());
-    for (std::size_t d = 0; d < r.space_->dimensions(); ++d) {
-      for (const auto& level : r.space_->parameter(d).levels()) {
-        r.levels_[d].push_back(level.is_number() ? level.as_integer() : -1);
+    c->space = std::make_shared<const Space>(std::move(parameters), std::move(constraints));
+    const Space& space = *c->space;
+    c->levels.resize(space.dimensions());
+    c->roles.resize(space.dimensions());
+    for (std::size_t d = 0; d < space.dimensions(); ++d) {
+      for (const auto& level : space.parameter(d).levels()) {
+        c->levels[d].push_back(level.is_number() ? level.as_integer() : -1);
       }
       // enumerations (order, format, impl_mode) are coded by position
-      if (r.space_->parameter(d).kind() == ParameterKind::enumeration) {
-        for (std::size_t i = 0; i < r.levels_[d].size(); ++i) {
-          r.levels_[d][i] = static_cast<std::int64_t>(i);
+      if (space.parameter(d).kind() == ParameterKind::enumeration) {
+        for (std::size_t i = 0; i < c->levels[d].size(); ++i) {
+          c->levels[d][i] = static_cast<std::int64_t>(i);
         }
       }
     }
     for (std::size_t role = 0; role < sim::detail::role_count; ++role) {
-      if (r.dim_of_[role] >= 0) r.roles_[static_cast<std::size_t>(r.dim_of_[role])] = role;
+      if (c->dim_of[role] >= 0) c->roles[static_cast<std::size_t>(c->dim_of[role])] = role;
     }
-    r.default_ = r.to_configuration(r.defaults_);
-    return r;
+    c->default_configuration = to_configuration(*c, c->defaults);
+    return Runner(std::move(c), op, std::move(options));
   }
 
-  [[nodiscard]] const Space& space() const noexcept { return *space_; }
+  /// A runner for `op` that shares this runner's compiled model and space (what `create` derives
+  /// from the SoC, the operator and `options.knowledge`) instead of deriving them again: what
+  /// aoe::sim::RunnerMemo hands out for an operator it has seen. `op` must equal op() in
+  /// everything but its name and `options.knowledge` must equal options().knowledge (the memo's
+  /// key); otherwise the result is unspecified. The result is the runner `create(soc(), op,
+  /// options)` returns, with its own noise counter.
+  [[nodiscard]] Result<Runner> with_operator(const OperatorDesc& op,
+                                             SimulatorOptions options) const {
+    if (auto bad = check(options)) return *bad;
+    return Runner(c_, op, std::move(options));
+  }
+
+  [[nodiscard]] const Space& space() const noexcept { return *c_->space; }
   [[nodiscard]] const OperatorDesc& op() const noexcept { return op_; }
-  [[nodiscard]] const sim::Soc& soc() const noexcept { return soc_; }
+  [[nodiscard]] const sim::Soc& soc() const noexcept { return c_->soc; }
   [[nodiscard]] const SimulatorOptions& options() const noexcept { return options_; }
 
   /// The built-in heuristic's configuration (AOE's performance_before_tune); always valid.
-  [[nodiscard]] Configuration default_configuration() const { return default_; }
+  [[nodiscard]] Configuration default_configuration() const { return c_->default_configuration; }
 
   /// Simulated seconds of a configuration, or the failure. No noise, no allocation.
   [[nodiscard]] sim::detail::Outcome time(const Configuration& c) const noexcept {
-    sim::detail::Values v = defaults_;
-    const std::size_t dims = c.size() < levels_.size() ? c.size() : levels_.size();
-    for (std::size_t d = 0; d < dims; ++d) v[roles_[d]] = levels_[d][c[d]];
-    return sim::detail::time(soc_, model_, v);
+    const Compiled& k = *c_;
+    sim::detail::Values v = k.defaults;
+    const std::size_t dims = c.size() < k.levels.size() ? c.size() : k.levels.size();
+    for (std::size_t d = 0; d < dims; ++d) v[k.roles[d]] = k.levels[d][c[d]];
+    return sim::detail::time(k.soc, k.model, v);
   }
 
   /// Where a configuration's simulated time goes (pipes, blocks, waves, bound): for profiles and
@@ -126,11 +134,12 @@ class Runner<device::Simulator> {
   /// gives the Outcome's buffer and an empty profile.
   [[nodiscard]] sim::detail::Outcome profile(const Configuration& c,
                                              sim::detail::Profile& out) const noexcept {
-    sim::detail::Values v = defaults_;
-    const std::size_t dims = c.size() < levels_.size() ? c.size() : levels_.size();
-    for (std::size_t d = 0; d < dims; ++d) v[roles_[d]] = levels_[d][c[d]];
+    const Compiled& k = *c_;
+    sim::detail::Values v = k.defaults;
+    const std::size_t dims = c.size() < k.levels.size() ? c.size() : k.levels.size();
+    for (std::size_t d = 0; d < dims; ++d) v[k.roles[d]] = k.levels[d][c[d]];
     out = {};
-    return sim::detail::profile(soc_, model_, v, out);
+    return sim::detail::profile(k.soc, k.model, v, out);
   }
 
   /// One configuration's measurement; sleeps `options().measure_latency` seconds first.
@@ -138,11 +147,11 @@ class Runner<device::Simulator> {
     if (options_.measure_latency > 0) {
       std::this_thread::sleep_for(std::chrono::duration<double>(options_.measure_latency));
     }
-    if (!space_->in_bounds(c)) {
+    if (!c_->space->in_bounds(c)) {
       return Measurement::failure(Status::constraints,
                                   "configuration out of the space's bounds (" +
                                       std::to_string(c.size()) + " indices for " +
-                                      std::to_string(space_->dimensions()) + " parameters)",
+                                      std::to_string(c_->space->dimensions()) + " parameters)",
                                   options_.compile_seconds);
     }
     const auto o = time(c);
@@ -185,19 +194,48 @@ class Runner<device::Simulator> {
   }
 
   /// The values of the model's roles for a configuration, by parameter name (for reports).
-  [[nodiscard]] std::string describe(const Configuration& c) const { return space_->to_string(c); }
+  [[nodiscard]] std::string describe(const Configuration& c) const {
+    return c_->space->to_string(c);
+  }
 
  private:
-  Runner() = default;
+  /// What `create` derives from the SoC, the operator (all of it but its name) and the
+  /// knowledge kinds: shared by the runners of operators that differ only in their names.
+  struct Compiled {
+    sim::Soc soc;
+    sim::detail::Model model;
+    std::shared_ptr<const Space> space;
+    std::vector<std::vector<std::int64_t>> levels;  ///< per dimension, the role value of a level
+    std::vector<std::size_t> roles;                 ///< per dimension, its role
+    std::array<std::int8_t, sim::detail::role_count> dim_of{};
+    sim::detail::Values defaults{};
+    Configuration default_configuration;
+  };
 
-  [[nodiscard]] Configuration to_configuration(const sim::detail::Values& v) const {
-    Configuration c(space_->dimensions(), 0);
+  Runner(std::shared_ptr<const Compiled> c, const OperatorDesc& op, SimulatorOptions options)
+      : c_(std::move(c)),
+        op_(op),
+        options_(std::move(options)),
+        counter_(std::make_shared<std::atomic<std::uint64_t>>(0)) {}
+
+  [[nodiscard]] static std::optional<ErrorInfo> check(const SimulatorOptions& options) {
+    if (!(options.measure_latency >= 0 && options.measure_latency <= 3600)) {
+      return make_error(Errc::invalid_argument, "SimulatorOptions::measure_latency = " +
+                                                    std::to_string(options.measure_latency) +
+                                                    ": expected seconds in [0, 3600]");
+    }
+    return std::nullopt;
+  }
+
+  [[nodiscard]] static Configuration to_configuration(const Compiled& k,
+                                                      const sim::detail::Values& v) {
+    Configuration c(k.space->dimensions(), 0);
     for (std::size_t d = 0; d < c.size(); ++d) {
-      const auto want = v[roles_[d]];
+      const auto want = v[k.roles[d]];
       std::uint32_t best = 0;
-      for (std::uint32_t i = 0; i < levels_[d].size(); ++i) {
-        if (levels_[d][i] <= want) best = i;  // levels are ascending
-        if (levels_[d][i] == want) break;
+      for (std::uint32_t i = 0; i < k.levels[d].size(); ++i) {
+        if (k.levels[d][i] <= want) best = i;  // levels are ascending
+        if (k.levels[d][i] == want) break;
       }
       c[d] = best;
     }
@@ -205,7 +243,7 @@ class Runner<device::Simulator> {
   }
 
   [[nodiscard]] std::string failure_message(const sim::detail::Outcome& o) const {
-    const std::string who = "operator '" + op_.name + "' (" + op_.type + ") on " + soc_.name;
+    const std::string who = "operator '" + op_.name + "' (" + op_.type + ") on " + c_->soc.name;
     if (o.buffer == sim::detail::Buffer::format) {
       return who + ": the kernel format ND needs MTE2's ND->NZ conversion, which this SoC lacks";
     }
@@ -216,16 +254,9 @@ class Runner<device::Simulator> {
            std::to_string(o.capacity) + " (double-buffered buffers count twice)";
   }
 
-  sim::Soc soc_;
+  std::shared_ptr<const Compiled> c_;
   OperatorDesc op_;
-  sim::detail::Model model_;
   SimulatorOptions options_;
-  std::shared_ptr<const Space> space_;
-  std::vector<std::vector<std::int64_t>> levels_;  ///< per dimension, the role value of a level
-  std::vector<std::size_t> roles_;                 ///< per dimension, its role
-  std::array<std::int8_t, sim::detail::role_count> dim_of_{};
-  sim::detail::Values defaults_{};
-  Configuration default_;
   std::shared_ptr<std::atomic<std::uint64_t>> counter_;
 };
 
