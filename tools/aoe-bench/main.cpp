@@ -254,7 +254,21 @@ int main(int argc, char** argv) {
       }
       problems.push_back(std::move(*problem));
     }
-    if (settings.transfer) aoe_bench::add_transfer(problems, transfer_top);
+    if (settings.transfer) {
+      aoe_bench::add_transfer(problems, transfer_top);
+      // --transfer with nothing to transfer from (one input, or no two recordings of one
+      // kernel) would silently run without it: a usage error instead.
+      const bool any = std::any_of(problems.begin(), problems.end(),
+                                   [](const auto& p) { return !p.transfer_sources.empty(); });
+      if (!any) {
+        std::fprintf(stderr,
+                     "aoe-bench: --transfer: no input has another recorded input with the same "
+                     "parameters to transfer from (%zu input(s)); pass two or more recordings of "
+                     "one kernel, e.g. convolution_milo_*.json.gz\n",
+                     problems.size());
+        return exit_usage;
+      }
+    }
     // Progress on a terminal only (stderr): repetitions done of total, elapsed, time left.
     const bool terminal = !mpi && ::isatty(::fileno(stderr)) == 1;
     const auto started = std::chrono::steady_clock::now();

@@ -103,7 +103,17 @@ class Evolutionary {
   explicit Evolutionary(EvolutionaryOptions options, Model model = {})
       : options_(std::move(options)), model_(std::move(model)) {}
 
-  [[nodiscard]] static constexpr std::string_view name() noexcept { return "evolutionary"; }
+  /// "evolutionary"; with a cost model, the model's `evolutionary_name` when it has one
+  /// ("evolutionary-xgboost"), else "evolutionary-screened": a result's provenance says which.
+  [[nodiscard]] static constexpr std::string_view name() noexcept {
+    if constexpr (!screens) {
+      return "evolutionary";
+    } else if constexpr (requires { std::string_view(Model::evolutionary_name); }) {
+      return Model::evolutionary_name;
+    } else {
+      return "evolutionary-screened";
+    }
+  }
 
   void start(SpaceView view, std::uint64_t seed) {
     view_ = view;

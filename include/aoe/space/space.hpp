@@ -49,13 +49,15 @@ class Space {
   /// that names an unknown parameter.
   explicit Space(std::vector<Parameter> parameters, std::vector<Constraint> constraints = {})
       : parameters_(std::move(parameters)), constraints_(std::move(constraints)) {
-    for (std::size_t i = 0; i < parameters_.size(); ++i) {
-      for (std::size_t j = 0; j < i; ++j) {
-        if (parameters_[i].name() == parameters_[j].name()) {
-          throw Error(Errc::invalid_argument,
-                      "the space has two parameters named '" + parameters_[i].name() + "'");
-        }
-      }
+    // Names sorted, then neighbours compared: O(n log n) (a generated space may have
+    // thousands of parameters).
+    std::vector<std::string_view> names;
+    names.reserve(parameters_.size());
+    for (const auto& p : parameters_) names.emplace_back(p.name());
+    std::sort(names.begin(), names.end());
+    if (const auto twice = std::adjacent_find(names.begin(), names.end()); twice != names.end()) {
+      throw Error(Errc::invalid_argument,
+                  "the space has two parameters named '" + std::string(*twice) + "'");
     }
     checks_at_.assign(parameters_.size(), {});
     for (std::size_t c = 0; c < constraints_.size(); ++c) {

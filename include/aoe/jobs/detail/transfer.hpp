@@ -8,6 +8,7 @@
 #ifndef AOE_JOBS_DETAIL_TRANSFER_HPP
 #define AOE_JOBS_DETAIL_TRANSFER_HPP
 
+#include "aoe/core/error.hpp"
 #include "aoe/core/tuner.hpp"
 #include "aoe/measure/measurement.hpp"
 #include "aoe/op/operator_desc.hpp"
@@ -64,9 +65,16 @@ class KnownMeasure {
     }
     if (!rest.empty()) {
       auto measured = inner_.measure(view, std::span<const Configuration>(rest));
-      for (std::size_t j = 0; j < measured.size() && j < where.size(); ++j) {
-        out[where[j]] = std::move(measured[j]);
+      if (measured.size() != rest.size()) {
+        // Said in every build: a short answer would leave default measurements (status
+        // correct, value infinity) in `out` for configurations that were never measured.
+        throw Error(Errc::invalid_argument,
+                    "aoe::detail::KnownMeasure: the inner measure policy returned " +
+                        std::to_string(measured.size()) + " measurements for a batch of " +
+                        std::to_string(rest.size()) +
+                        " configurations; expected one per configuration, in batch order");
       }
+      for (std::size_t j = 0; j < measured.size(); ++j) out[where[j]] = std::move(measured[j]);
     }
     return out;
   }
@@ -279,7 +287,6 @@ class TransferHints {
                                                        const BankScope& scope,
                                                        std::span<const KnowledgeKind> kinds) {
     TransferHints hints;
-    hints.scope_ = scope;
     for (const KnowledgeKind kind : kinds) {
       auto own = bank.entries(scope, kind);
       if (!own) return own.error();
@@ -427,7 +434,6 @@ class TransferHints {
     std::vector<NamedValue> values;
     bool same_soc;
   };
-  BankScope scope_;
   std::vector<Entry> entries_;
   std::map<std::tuple<KnowledgeKind, bool, std::string>, std::size_t> index_;
 };

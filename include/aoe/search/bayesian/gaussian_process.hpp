@@ -203,6 +203,7 @@ class GaussianProcess {
               : std::numeric_limits<double>::infinity();
   }
   [[nodiscard]] const Kernel& kernel() const noexcept { return kernel_; }
+  [[nodiscard]] const GaussianProcessOptions& options() const noexcept { return options_; }
   [[nodiscard]] double noise() const noexcept { return noise_; }
   [[nodiscard]] double signal_variance() const noexcept { return signal_; }
 

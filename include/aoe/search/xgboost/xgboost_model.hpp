@@ -23,6 +23,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -49,6 +50,9 @@ struct XGBoostOptions {
 /// XGBoost's message: it is an environment failure, not a configuration's.
 class XGBoostModel {
  public:
+  /// The name of `Evolutionary<XGBoostModel>` (a policy's name is its results' provenance).
+  static constexpr std::string_view evolutionary_name = "evolutionary-xgboost";
+
   XGBoostModel() = default;
   explicit XGBoostModel(XGBoostOptions options, std::vector<Feature> context = {},
                         std::shared_ptr<const TransferData> prior = {})
