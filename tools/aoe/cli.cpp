@@ -92,23 +92,12 @@ long launcher_rank(const aoe::GetEnv& getenv) {
 
 }  // namespace
 
-int run(int argc, const char* const* argv, const aoe::GetEnv& getenv, std::ostream& out_arg,
-        std::ostream& err_arg, const std::atomic<bool>* stop, bool interactive) {
-  std::string launcher;
-  const long ranks = launcher_ranks(getenv, launcher);
-  // Under mpirun only rank 0 speaks (the others would repeat each line).
-  std::ostream discard(nullptr);
-  const bool quiet = ranks > 1 && launcher_rank(getenv) > 0;
-  std::ostream& out = quiet ? discard : out_arg;
-  std::ostream& err = quiet ? discard : err_arg;
-  CommonOptions opt;
-  OpatFlags opat;
-  SgatFlags sgat;
-  GdatFlags gdat;
-  CLI::App app{
-      "aoe: the Ascend Optimization Engine's subgraph (SGAT), operator (OPAT) and gradient "
-      "(GDAT) tuning, on the OpenAOE simulator. See docs/cli.md.",
-      "aoe"};
+namespace {
+
+/// The flags of every job and of each job's own, on `app`; --seed is read as text
+/// (`seed_text`) and parsed by parse_seed.
+void add_options(CLI::App& app, CommonOptions& opt, OpatFlags& opat, SgatFlags& sgat,
+                 GdatFlags& gdat, std::string& seed_text) {
   app.add_option("-m,--model", opt.model,
                  "the model: an ONNX model or an OpenAOE JSON graph (docs/model_format.md); "
                  "GDAT: or a gradient profile (docs/gdat.md)");
@@ -143,7 +132,6 @@ int run(int argc, const char* const* argv, const aoe::GetEnv& getenv, std::ostre
                  "split evaluations (GDAT), without early stop (default: the level's preset, with "
                  "early stop)")
       ->check(CLI::Range(std::size_t{1}, std::size_t{1000000}));
-  std::string seed_text;
   app.add_option("--seed", seed_text,
                  "seed of the search policies, an integer in [0, 2^64-1] (default 0)");
   app.add_option("--device", opt.device, "simulator (default) or ascend");
@@ -155,17 +143,10 @@ int run(int argc, const char* const* argv, const aoe::GetEnv& getenv, std::ostre
                  "on (default): also write a trace, an op_summary CSV and an HTML report next to "
                  "the result file (docs/reports.md); off")
       ->check(CLI::IsMember({"on", "off"}));
+}
 
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    out << app.help();
-    return exit_success;
-  } catch (const CLI::ParseError& e) {
-    err << "aoe: " << e.what() << "\n";
-    return exit_usage;
-  }
-
+/// --seed, an integer in [0, 2^64-1]: true when it is (or was not given).
+bool parse_seed(const std::string& seed_text, CommonOptions& opt, std::ostream& err) {
   if (!seed_text.empty()) {
     // CLI11 would read "-1" as 2^64-1 (strtoull) and saturate overflow: parsed here instead.
     const char* last = seed_text.data() + seed_text.size();
@@ -173,10 +154,18 @@ int run(int argc, const char* const* argv, const aoe::GetEnv& getenv, std::ostre
     if (ec != std::errc() || p != last) {
       err << "aoe: --seed=" << seed_text
           << ": expected an integer in [0, 18446744073709551615] (2^64-1)\n";
-      return exit_usage;
+      return false;
     }
   }
 
+  return true;
+}
+
+/// What the flags say before the environment is read: the launch (several MPI ranks need a
+/// build with MPI) and --measure_latency. exit_success when all is well, else the exit code,
+/// the reason on `err`.
+int check_launch(const CommonOptions& opt, [[maybe_unused]] long ranks,
+                 [[maybe_unused]] const std::string& launcher, std::ostream& err) {
 #if !defined(AOE_WITH_MPI)
   // N copies of a job that is not distributed would fight over one bank and result file.
   if (ranks > 1) {
@@ -191,20 +180,20 @@ int run(int argc, const char* const* argv, const aoe::GetEnv& getenv, std::ostre
     err << "aoe: --measure_latency=" << opt.measure_latency << ": expected seconds in [0, 3600]\n";
     return exit_usage;
   }
+  return exit_success;
+}
 
-  auto env = aoe::read_environment(getenv);
-  if (!env) {
-    err << "aoe: " << env.error().message << "\n";
-    return exit_environment;
-  }
-  aoe::set_max_input_bytes(env->max_input_bytes.value_or(0));
+/// The flags checked against each other and the environment (AOE_MODE gives the job type when
+/// --job_type does not): exit_success when all is well, else the exit code, the reason on `err`.
+int check_job_flags(CommonOptions& opt, const GdatFlags& gdat, const aoe::Environment& env,
+                    std::ostream& err) {
   if (opt.job_type == 0) {
-    if (!env->aoe_mode) {
+    if (!env.aoe_mode) {
       err << "aoe: --job_type is required (1 subgraph, 2 operator or 4 gradient tuning), or "
              "set AOE_MODE\n";
       return exit_usage;
     }
-    opt.job_type = *env->aoe_mode;
+    opt.job_type = *env.aoe_mode;
   }
   if (opt.job_type != 1 && opt.job_type != 2 && opt.job_type != 4) {
     err << "aoe: --job_type=" << opt.job_type
@@ -250,6 +239,59 @@ int run(int argc, const char* const* argv, const aoe::GetEnv& getenv, std::ostre
     err << "aoe: --search=" << opt.search << ": expected one of " << known << "\n";
     return exit_usage;
   }
+  return exit_success;
+}
+
+/// `code`, once stdout took everything: /dev/full or a closed pipe lost the last line (the
+/// result), which is exit_output unless an earlier failure has a code of its own.
+int checked_stdout(std::ostream& out, std::ostream& err, int code) {
+  out.flush();
+  if (out) return code;
+  err << "aoe: cannot write to stdout: the report printed there is incomplete (the result "
+         "file is not affected)\n";
+  return code == exit_success ? exit_output : code;
+}
+
+}  // namespace
+
+int run(int argc, const char* const* argv, const aoe::GetEnv& getenv, std::ostream& out_arg,
+        std::ostream& err_arg, const std::atomic<bool>* stop, bool interactive) {
+  std::string launcher;
+  const long ranks = launcher_ranks(getenv, launcher);
+  // Under mpirun only rank 0 speaks (the others would repeat each line).
+  std::ostream discard(nullptr);
+  const bool quiet = ranks > 1 && launcher_rank(getenv) > 0;
+  std::ostream& out = quiet ? discard : out_arg;
+  std::ostream& err = quiet ? discard : err_arg;
+  CommonOptions opt;
+  OpatFlags opat;
+  SgatFlags sgat;
+  GdatFlags gdat;
+  std::string seed_text;
+  CLI::App app{
+      "aoe: the Ascend Optimization Engine's subgraph (SGAT), operator (OPAT) and gradient "
+      "(GDAT) tuning, on the OpenAOE simulator. See docs/cli.md.",
+      "aoe"};
+  add_options(app, opt, opat, sgat, gdat, seed_text);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    out << app.help();
+    return exit_success;
+  } catch (const CLI::ParseError& e) {
+    err << "aoe: " << e.what() << "\n";
+    return exit_usage;
+  }
+  if (!parse_seed(seed_text, opt, err)) return exit_usage;
+  if (const int code = check_launch(opt, ranks, launcher, err); code != exit_success) return code;
+
+  auto env = aoe::read_environment(getenv);
+  if (!env) {
+    err << "aoe: " << env.error().message << "\n";
+    return exit_environment;
+  }
+  aoe::set_max_input_bytes(env->max_input_bytes.value_or(0));
+  if (const int code = check_job_flags(opt, gdat, *env, err); code != exit_success) return code;
   auto soc = aoe::sim::Soc::builtin(opt.soc_version);
   if (!soc) {
     err << "aoe: --soc_version=" << opt.soc_version << ": " << soc.error().message << "\n";
@@ -283,15 +325,7 @@ int run(int argc, const char* const* argv, const aoe::GetEnv& getenv, std::ostre
 #else
   code = job(io);
 #endif
-  out.flush();
-  if (!out) {
-    // /dev/full, a closed pipe: the last line (the result) was lost. An earlier failure keeps
-    // its own exit code.
-    err << "aoe: cannot write to stdout: the report printed there is incomplete (the result "
-           "file is not affected)\n";
-    return code == exit_success ? exit_output : code;
-  }
-  return code;
+  return checked_stdout(out, err, code);
 }
 
 }  // namespace aoe_tool

@@ -121,6 +121,42 @@ void add_gdat_options(CLI::App& app, GdatFlags& flags) {
                "GDAT: keep the dynamic programme's optimum when it beats the search's split");
 }
 
+namespace {
+
+/// What GDAT prints when it has finished: its three steps (--log=debug) and the split it chose
+/// with the two calls that set it (--log=info).
+void print_gdat_result(const aoe::GdatReport& rep, const std::filesystem::path& result_file,
+                       int verbosity, const Io& io) {
+  const auto ms = [](double s) { return fixed(s * 1e3, 3) + " ms"; };
+  if (verbosity >= 2) {
+    io.out << "[1/3] default split " << rep.baseline.split.to_string() << " "
+           << list(rep.baseline.by_size) << ": " << ms(rep.baseline.seconds) << std::endl;
+    io.out << "[2/3] dynamic programme optimum " << rep.optimum.split.to_string() << ": "
+           << ms(rep.optimum.seconds) << std::endl;
+    io.out << "[3/3] ";
+    if (rep.search_best) {
+      io.out << "search (" << rep.search_policy << ", " << rep.evaluations << " evaluations) "
+             << rep.search_best->split.to_string() << ": " << ms(rep.search_best->seconds)
+             << ", gap " << fixed(rep.gap(rep.search_best->seconds) * 100.0, 2) << "%";
+    } else {
+      io.out << "bank hit, no search";
+    }
+    io.out << std::endl;
+  }
+  if (verbosity >= 1) {
+    io.out << "aoe: split " << rep.result->split.to_string() << " from " << rep.strategy_source
+           << " (bank " << aoe::to_string(*rep.outcome) << "): iteration "
+           << ms(rep.baseline.seconds) << " -> " << ms(rep.result->seconds) << ", optimum "
+           << ms(rep.optimum.seconds) << ", gap " << fixed(rep.gap(rep.result->seconds) * 100.0, 2)
+           << "%\n";
+    io.out << "aoe: set_split_strategy_by_idx(" << list(rep.result->split) << ")\n";
+    io.out << "aoe: set_split_strategy_by_size(" << list(rep.result->by_size) << ")\n";
+    io.out << "aoe: result file " << result_file.string() << "\n";
+  }
+}
+
+}  // namespace
+
 int run_gdat_command(const CommonOptions& common, const GdatFlags& flags,
                      const aoe::Environment& env, const aoe::sim::Soc& soc, const Io& io) {
   if (flags.segments < 1 || flags.segments > static_cast<int>(aoe::gdat::max_split_segments)) {
@@ -185,32 +221,7 @@ int run_gdat_command(const CommonOptions& common, const GdatFlags& flags,
                       usage ? exit_usage : exit_bank, io);
   }
   const auto& rep = result->report;
-  const auto ms = [](double s) { return fixed(s * 1e3, 3) + " ms"; };
-  if (verbosity >= 2) {
-    io.out << "[1/3] default split " << rep.baseline.split.to_string() << " "
-           << list(rep.baseline.by_size) << ": " << ms(rep.baseline.seconds) << std::endl;
-    io.out << "[2/3] dynamic programme optimum " << rep.optimum.split.to_string() << ": "
-           << ms(rep.optimum.seconds) << std::endl;
-    io.out << "[3/3] ";
-    if (rep.search_best) {
-      io.out << "search (" << rep.search_policy << ", " << rep.evaluations << " evaluations) "
-             << rep.search_best->split.to_string() << ": " << ms(rep.search_best->seconds)
-             << ", gap " << fixed(rep.gap(rep.search_best->seconds) * 100.0, 2) << "%";
-    } else {
-      io.out << "bank hit, no search";
-    }
-    io.out << std::endl;
-  }
-  if (verbosity >= 1) {
-    io.out << "aoe: split " << rep.result->split.to_string() << " from " << rep.strategy_source
-           << " (bank " << aoe::to_string(*rep.outcome) << "): iteration "
-           << ms(rep.baseline.seconds) << " -> " << ms(rep.result->seconds) << ", optimum "
-           << ms(rep.optimum.seconds) << ", gap " << fixed(rep.gap(rep.result->seconds) * 100.0, 2)
-           << "%\n";
-    io.out << "aoe: set_split_strategy_by_idx(" << list(rep.result->split) << ")\n";
-    io.out << "aoe: set_split_strategy_by_size(" << list(rep.result->by_size) << ")\n";
-    io.out << "aoe: result file " << result->result_file.string() << "\n";
-  }
+  print_gdat_result(rep, result->result_file, verbosity, io);
   return job_finished(
       write_gdat_reports(common, rep, result->result_file, io), rep.tuning_name,
       fixed(aoe::GdatReport::improvement(rep.baseline.seconds, rep.result->seconds) * 100.0, 2) +
