@@ -383,6 +383,19 @@ void check_resumable(const OpatRun& run, const Reference& ref) {
   CHECK(bank_keys(run.bank()) == ref.keys);
 }
 
+/// Waits until the distributed job has tuned 3 operators. False when this aoe does not run its
+/// jobs over ranks (the test is then reported skipped); no progress at all fails the test.
+bool in_progress(Child& job, const OpatRun& run) {
+  if (wait_for_progress(job, run, 3)) return true;
+  job.wait_for(std::chrono::seconds(60));
+  if (not_distributed(run)) {
+    aoe::test::skip("this aoe does not run its jobs over MPI ranks (#14 job integration)");
+    return false;
+  }
+  FAIL("no progress: " << read_text(run.dir / "err.txt"));
+  return false;
+}
+
 }  // namespace
 #endif
 
@@ -393,14 +406,7 @@ TEST_CASE("tools under mpirun: aoe OPAT with a rank killed (SIGKILL): the job en
   const Reference ref = reference_run();
   const OpatRun run = fresh_run("fault_kill");
   Child job = start_distributed(run);
-  if (!wait_for_progress(job, run, 3)) {
-    job.wait_for(std::chrono::seconds(60));
-    if (not_distributed(run)) {
-      aoe::test::skip("this aoe does not run its jobs over MPI ranks (#14 job integration)");
-      return;
-    }
-    FAIL("no progress: " << read_text(run.dir / "err.txt"));
-  }
+  if (!in_progress(job, run)) return;
   const auto victims = ranks_tagged(run.tag, 1);
   REQUIRE(victims.size() == 1);
   REQUIRE(::kill(victims.front(), SIGKILL) == 0);
@@ -420,14 +426,7 @@ TEST_CASE("tools under mpirun: aoe OPAT with SIGINT to mpirun: the job ends clea
   const Reference ref = reference_run();
   const OpatRun run = fresh_run("fault_sigint");
   Child job = start_distributed(run);
-  if (!wait_for_progress(job, run, 3)) {
-    job.wait_for(std::chrono::seconds(60));
-    if (not_distributed(run)) {
-      aoe::test::skip("this aoe does not run its jobs over MPI ranks (#14 job integration)");
-      return;
-    }
-    FAIL("no progress: " << read_text(run.dir / "err.txt"));
-  }
+  if (!in_progress(job, run)) return;
   REQUIRE(::kill(job.pid, SIGINT) == 0);
   REQUIRE(job.wait_for(std::chrono::seconds(60)));
   // Open MPI's mpirun (4.1) ends the job by sending SIGTERM to every rank (aoe's clean stop)
