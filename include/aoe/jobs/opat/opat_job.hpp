@@ -295,13 +295,19 @@ struct Measured {
 template <class Runner>
 [[nodiscard]] Result<std::optional<Measured>> opat_stored(const KnowledgeBank& bank,
                                                           const TuningKey& key,
-                                                          const Runner& runner) {
+                                                          const Runner& runner,
+                                                          std::span<const Measured> known = {}) {
   auto found = bank.lookup(key);
   if (!found) return found.error();  // a bank that became unreadable: stop the job
   if (!found->has_value()) return std::optional<Measured>();
   const Space& space = runner.space();
   const auto cfg = space.find((*found)->configuration);
   if (!cfg || !space.is_valid(*cfg)) return std::optional<Measured>();
+  for (const auto& k : known) {  // measured already: the same answer (see `premeasured`)
+    if (k.configuration != *cfg) continue;
+    if (!k.measurement.ok()) return std::optional<Measured>();
+    return std::optional<Measured>(Measured{*cfg, k.measurement});
+  }
   Measurement m = runner.evaluate(*cfg);
   if (!m.ok()) return std::optional<Measured>();
   return std::optional<Measured>(Measured{*cfg, std::move(m)});
@@ -323,7 +329,11 @@ struct OpatKindPlan {
   Measured def;
   std::optional<Measured> stored;
   Action action = Action::tune;
-  std::size_t step = 0;
+  std::size_t step = 0;    ///< tune: its request; later in the same wave: the earlier task's
+  bool same_wave = false;  ///< later: the key is tuned by an earlier task of this wave
+  /// later: the configurations the bank may hold when it is accounted (the default, the earlier
+  /// task's best), measured with the wave, so that the accounting need not measure them.
+  std::vector<Measured> premeasured{};
 };
 
 /// One fused operator as planned: its report so far (name, default time, or why it failed).
@@ -337,7 +347,8 @@ struct OpatOperatorPlan {
 struct OpatWave {
   std::vector<OpatStepRequest> requests;
   std::vector<double> costs;
-  std::set<TuningKey> keys;
+  std::map<TuningKey, std::size_t> keys;  ///< tuned in this wave, by request (or no_step)
+  static constexpr std::size_t no_step = static_cast<std::size_t>(-1);
 };
 
 /// The request of one kind's tuning step. The search starts from what is known: the stored
@@ -528,12 +539,18 @@ template <class Runner>
     Plan k{p.kind, p.key, std::move(*p.runner), {p.def, def_m}, std::move(stored)};
     const TuningKey& key = k.key;
     const bool tuned_in_job = !job.tuned_keys.insert(key).second;
-    if (wave.keys.contains(key) || (!k.stored && job.unsatisfied_in_job.contains(key))) {
+    if (const auto it = wave.keys.find(key);
+        it != wave.keys.end() || (!k.stored && job.unsatisfied_in_job.contains(key))) {
       k.action = Plan::Action::later;
+      k.premeasured.push_back(k.def);
+      if (it != wave.keys.end()) {
+        k.same_wave = true;
+        k.step = it->second;
+      }
     } else if (k.stored && (!options.repeat_tune || tuned_in_job)) {
       k.action = Plan::Action::hit;
     } else {
-      wave.keys.insert(key);
+      wave.keys.emplace(key, wave.requests.size());
       k.step = wave.requests.size();
       wave.requests.push_back(opat_request(op, op_index, k, options, job));
       wave.costs.push_back(k.runner.space().raw_size());
@@ -543,6 +560,9 @@ template <class Runner>
   if (!plan.rep.error.empty()) {  // a failed operator is not tuned at all
     wave.requests.resize(first_request);
     wave.costs.resize(first_request);
+    for (auto& [key, step] : wave.keys) {  // its keys stay taken, by no request
+      if (step >= first_request) step = OpatWave::no_step;
+    }
     plan.kinds.clear();
   }
   return plan;
@@ -571,7 +591,8 @@ template <class Runner>
   out.from = k.def.configuration;
   std::optional<Measured> stored = k.stored;
   if (k.action == Action::later) {
-    auto now = opat_stored(bank, k.key, k.runner);  // the bank as the earlier task left it
+    // The bank as the earlier task left it
+    auto now = opat_stored(bank, k.key, k.runner, std::span<const Measured>(k.premeasured));
     if (!now) return now.error();
     stored = std::move(*now);
     if (!stored) {
@@ -869,6 +890,46 @@ template <class Backend>
         std::make_move_iterator(results.end()));
     results.resize(step_count, Result<StepOutcome>(StepOutcome{}));
     auto& steps = results;
+    // A `later` kind finds in the bank what the earlier task of its key wrote: its default
+    // (measured in the plan) or the best of its step, measured here for all of them at once.
+    std::vector<OpatStepRequest> checks;
+    std::vector<double> check_costs;
+    std::vector<std::pair<std::size_t, std::size_t>> checked;  // (plan, kind)
+    for (std::size_t i = 0; i < plans.size(); ++i) {
+      for (std::size_t j = 0; j < plans[i].kinds.size(); ++j) {
+        const auto& k = plans[i].kinds[j];
+        if (k.action != detail::OpatKindPlan<detail::opat_runner_t<Backend>>::Action::later ||
+            !k.same_wave || k.step >= steps.size() || !steps[k.step] || !steps[k.step]->found() ||
+            *steps[k.step]->best_configuration == k.def.configuration) {
+          continue;
+        }
+        OpatStepRequest q{.op = tasks[w + i],
+                          .kind = k.kind,
+                          .search = {},
+                          .budget = {},
+                          .batch_size = 0,
+                          .parallel = options.parallel,
+                          .seed = 0,
+                          .initial = {},
+                          .known = {},
+                          .context = {},
+                          .prior = nullptr,
+                          .measure_only = {*steps[k.step]->best_configuration}};
+        checks.push_back(std::move(q));
+        check_costs.push_back(1);
+        checked.emplace_back(i, j);
+      }
+    }
+    if (!checks.empty()) {
+      const auto got = run_steps(options.executor, std::span<const OpatStepRequest>(checks),
+                                 std::span<const double>(check_costs), local);
+      for (std::size_t c = 0; c < got.size(); ++c) {
+        if (!got[c] || got[c]->history.size() != 1) continue;  // measured when accounted
+        const auto [i, j] = checked[c];
+        plans[i].kinds[j].premeasured.push_back(
+            {checks[c].measure_only.front(), got[c]->history.front().measurement});
+      }
+    }
     for (std::size_t t = w; t < end && !interrupted; ++t) {
       auto task = detail::opat_account_operator(backend, fused[tasks[t]], plans[t - w],
                                                 std::span(steps), bank, options, *job);
