@@ -125,6 +125,7 @@ void serialize(Archive& ar, OpatStepRequest& q, const unsigned int /*version*/) 
   ar& q.known;
   ar& q.context;
   mpi::detail::serialize_shared(ar, q.prior);
+  ar& q.measure_only;
 }
 
 template <class Archive>

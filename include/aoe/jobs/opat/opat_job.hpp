@@ -31,6 +31,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <functional>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <memory>
@@ -98,6 +99,10 @@ struct OpatStepRequest {
   std::vector<std::pair<Configuration, Measurement>> known;  ///< measured by the plan already
   std::vector<Feature> context;                              ///< the operator's features
   std::shared_ptr<const TransferData> prior;                 ///< what a learned model starts from
+  /// Not empty: no tuning, the step measures these configurations (in order) and hands them
+  /// back as its history. The plan's measurements (each kind's default and the bank's stored
+  /// configuration) are such steps, run at once over the wave's operators.
+  std::vector<Configuration> measure_only;
 };
 
 /// Options of an OPAT job. Aggregate: `aoe::OpatOptions{.search = "bayesian"}`.
@@ -290,13 +295,19 @@ struct Measured {
 template <class Runner>
 [[nodiscard]] Result<std::optional<Measured>> opat_stored(const KnowledgeBank& bank,
                                                           const TuningKey& key,
-                                                          const Runner& runner) {
+                                                          const Runner& runner,
+                                                          std::span<const Measured> known = {}) {
   auto found = bank.lookup(key);
   if (!found) return found.error();  // a bank that became unreadable: stop the job
   if (!found->has_value()) return std::optional<Measured>();
   const Space& space = runner.space();
   const auto cfg = space.find((*found)->configuration);
   if (!cfg || !space.is_valid(*cfg)) return std::optional<Measured>();
+  for (const auto& k : known) {  // measured already: the same answer (see `premeasured`)
+    if (k.configuration != *cfg) continue;
+    if (!k.measurement.ok()) return std::optional<Measured>();
+    return std::optional<Measured>(Measured{*cfg, k.measurement});
+  }
   Measurement m = runner.evaluate(*cfg);
   if (!m.ok()) return std::optional<Measured>();
   return std::optional<Measured>(Measured{*cfg, std::move(m)});
@@ -318,7 +329,11 @@ struct OpatKindPlan {
   Measured def;
   std::optional<Measured> stored;
   Action action = Action::tune;
-  std::size_t step = 0;
+  std::size_t step = 0;    ///< tune: its request; later in the same wave: the earlier task's
+  bool same_wave = false;  ///< later: the key is tuned by an earlier task of this wave
+  /// later: the configurations the bank may hold when it is accounted (the default, the earlier
+  /// task's best), measured with the wave, so that the accounting need not measure them.
+  std::vector<Measured> premeasured{};
 };
 
 /// One fused operator as planned: its report so far (name, default time, or why it failed).
@@ -332,7 +347,8 @@ struct OpatOperatorPlan {
 struct OpatWave {
   std::vector<OpatStepRequest> requests;
   std::vector<double> costs;
-  std::set<TuningKey> keys;
+  std::map<TuningKey, std::size_t> keys;  ///< tuned in this wave, by request (or no_step)
+  static constexpr std::size_t no_step = static_cast<std::size_t>(-1);
 };
 
 /// The request of one kind's tuning step. The search starts from what is known: the stored
@@ -353,7 +369,8 @@ template <class Runner>
                     .initial = {},
                     .known = {},
                     .context = {},
-                    .prior = nullptr};
+                    .prior = nullptr,
+                    .measure_only = {}};
   q.known.emplace_back(k.def.configuration, k.def.measurement);
   if (k.stored) {
     q.initial.push_back(k.stored->configuration);
@@ -369,44 +386,171 @@ template <class Runner>
   return q;
 }
 
-/// Plans one fused operator (rank 0, in task order): per kind its runner, the default measured,
-/// the bank looked up, and a request when it must be tuned. An operator that cannot run is
-/// planned failed (`rep.error`) with no request.
+/// What the plan of a kind needs before its measurements: its runner (or why it cannot be
+/// created), its default configuration, its bank key and the bank's configuration when the space
+/// holds it (a stale entry is as none), and the index of its measurement request in the wave.
+template <class Runner>
+struct OpatKindPre {
+  KnowledgeKind kind = KnowledgeKind::schedule;
+  std::optional<Runner> runner;
+  std::string error;  ///< when the runner cannot be created
+  TuningKey key;
+  Configuration def;
+  std::optional<Configuration> stored;
+  std::size_t request = 0;
+};
+
+/// Prepares the plan of one fused operator (rank 0, in task order): per kind its runner, the
+/// bank looked up, and a request measuring its default (and the stored configuration) appended
+/// to `measures`, so that the wave's planning measurements run at once (`run_steps`).
 template <class Backend>
-[[nodiscard]] Result<OpatOperatorPlan<opat_runner_t<Backend>>> opat_plan_operator(
+[[nodiscard]] Result<std::vector<OpatKindPre<opat_runner_t<Backend>>>> opat_preplan_operator(
     Backend& backend, const OperatorDesc& op, std::uint64_t op_index, const KnowledgeBank& bank,
-    const OpatOptions& options, OpatJobState& job, OpatWave& wave) {
-  using Plan = OpatKindPlan<opat_runner_t<Backend>>;
-  OpatOperatorPlan<opat_runner_t<Backend>> plan;
-  plan.rep.op_name = op.name;
-  plan.rep.op_type = op.type;
-  const std::size_t first_request = wave.requests.size();
+    const OpatOptions& options, const OpatJobState& job, std::vector<OpatStepRequest>& measures,
+    std::vector<double>& costs) {
+  std::vector<OpatKindPre<opat_runner_t<Backend>>> pre;
   for (const KnowledgeKind kind : job.kinds) {
     auto runner = backend.create(op, kind);
     if (!runner) {
-      plan.rep.error = runner.error().message;
+      pre.push_back({.kind = kind,
+                     .runner = std::nullopt,
+                     .error = runner.error().message,
+                     .key = {},
+                     .def = {},
+                     .stored = std::nullopt,
+                     .request = 0});
       break;
     }
-    if (runner->space().dimensions() == 0) continue;  // nothing of this kind to tune
-    Configuration def_cfg = runner->default_configuration();
-    Measurement def_m = runner->evaluate(def_cfg);
+    const Space& space = runner->space();
+    if (space.dimensions() == 0) continue;  // nothing of this kind to tune
+    OpatKindPre<opat_runner_t<Backend>> k{
+        .kind = kind,
+        .runner = std::nullopt,
+        .error = {},
+        .key = make_bank_key(op, kind, options.scope, options.impl_mode),
+        .def = runner->default_configuration(),
+        .stored = std::nullopt,
+        .request = measures.size()};
+    auto found = bank.lookup(k.key);
+    if (!found) return found.error();  // a bank that became unreadable: stop the job
+    if (found->has_value()) {
+      const auto cfg = space.find((*found)->configuration);
+      if (cfg && space.is_valid(*cfg)) k.stored = *cfg;
+    }
+    OpatStepRequest q{.op = op_index,
+                      .kind = kind,
+                      .search = {},
+                      .budget = {},
+                      .batch_size = 0,
+                      .parallel = options.parallel,
+                      .seed = 0,
+                      .initial = {},
+                      .known = {},
+                      .context = {},
+                      .prior = nullptr,
+                      .measure_only = {}};
+    q.measure_only.push_back(k.def);
+    if (k.stored) q.measure_only.push_back(*k.stored);
+    costs.push_back(static_cast<double>(q.measure_only.size()));
+    measures.push_back(std::move(q));
+    k.runner.emplace(std::move(*runner));
+    pre.push_back(std::move(k));
+  }
+  return pre;
+}
+
+/// Looks the bank up again for an operator prepared before the previous wave was accounted
+/// (its measurements ran with that wave's steps): a kind whose stored configuration changed
+/// meanwhile (written by that wave, or by another process) gets a new measurement request in
+/// `again`, numbered from `first` on, so that the plan sees the bank as it stands now.
+template <class Runner>
+[[nodiscard]] Result<void> opat_refresh_operator(std::vector<OpatKindPre<Runner>>& pre,
+                                                 std::uint64_t op_index, const KnowledgeBank& bank,
+                                                 const OpatOptions& options, std::size_t first,
+                                                 std::vector<OpatStepRequest>& again,
+                                                 std::vector<double>& costs) {
+  for (auto& p : pre) {
+    if (!p.runner) break;
+    const Space& space = p.runner->space();
+    auto found = bank.lookup(p.key);
+    if (!found) return found.error();
+    std::optional<Configuration> now;
+    if (found->has_value()) {
+      const auto cfg = space.find((*found)->configuration);
+      if (cfg && space.is_valid(*cfg)) now = *cfg;
+    }
+    if (now == p.stored) continue;
+    p.stored = std::move(now);
+    OpatStepRequest q{.op = op_index,
+                      .kind = p.kind,
+                      .search = {},
+                      .budget = {},
+                      .batch_size = 0,
+                      .parallel = options.parallel,
+                      .seed = 0,
+                      .initial = {},
+                      .known = {},
+                      .context = {},
+                      .prior = nullptr,
+                      .measure_only = {p.def}};
+    if (p.stored) q.measure_only.push_back(*p.stored);
+    p.request = first + again.size();
+    costs.push_back(static_cast<double>(q.measure_only.size()));
+    again.push_back(std::move(q));
+  }
+  return {};
+}
+
+/// Plans one fused operator (rank 0, in task order) from its prepared kinds and their
+/// measurements (`measured`, one per request of the wave): per kind the default measured, the
+/// bank's configuration when it runs, and a request when it must be tuned. An operator that
+/// cannot run is planned failed (`rep.error`) with no request.
+template <class Runner>
+[[nodiscard]] OpatOperatorPlan<Runner> opat_plan_operator(
+    std::vector<OpatKindPre<Runner>>& pre, std::span<const Result<StepOutcome>> measured,
+    const OperatorDesc& op, std::uint64_t op_index, const OpatOptions& options, OpatJobState& job,
+    OpatWave& wave) {
+  using Plan = OpatKindPlan<Runner>;
+  OpatOperatorPlan<Runner> plan;
+  plan.rep.op_name = op.name;
+  plan.rep.op_type = op.type;
+  const std::size_t first_request = wave.requests.size();
+  for (auto& p : pre) {
+    if (!p.runner) {
+      plan.rep.error = p.error;
+      break;
+    }
+    const auto& m = measured[p.request];
+    const std::size_t expected = p.stored ? 2 : 1;
+    if (!m || m->history.size() != expected) {
+      plan.rep.error = "its planning measurements failed: " +
+                       (m ? std::string("wrong number of measurements") : m.error().message);
+      break;
+    }
+    const Measurement& def_m = m->history[0].measurement;
     if (!def_m.ok()) {
       plan.rep.error = "the default policy fails on the device: " + def_m.message;
       break;
     }
     if (plan.kinds.empty()) plan.rep.default_us = def_m.value * 1e6;
-    const TuningKey key = make_bank_key(op, kind, options.scope, options.impl_mode);
-    auto stored = opat_stored(bank, key, *runner);
-    if (!stored) return stored.error();
-    Plan k{
-        kind, key, std::move(*runner), {std::move(def_cfg), std::move(def_m)}, std::move(*stored)};
+    std::optional<Measured> stored;
+    if (p.stored && m->history[1].measurement.ok())
+      stored = Measured{*p.stored, m->history[1].measurement};
+    Plan k{p.kind, p.key, std::move(*p.runner), {p.def, def_m}, std::move(stored)};
+    const TuningKey& key = k.key;
     const bool tuned_in_job = !job.tuned_keys.insert(key).second;
-    if (wave.keys.contains(key) || (!k.stored && job.unsatisfied_in_job.contains(key))) {
+    if (const auto it = wave.keys.find(key);
+        it != wave.keys.end() || (!k.stored && job.unsatisfied_in_job.contains(key))) {
       k.action = Plan::Action::later;
+      k.premeasured.push_back(k.def);
+      if (it != wave.keys.end()) {
+        k.same_wave = true;
+        k.step = it->second;
+      }
     } else if (k.stored && (!options.repeat_tune || tuned_in_job)) {
       k.action = Plan::Action::hit;
     } else {
-      wave.keys.insert(key);
+      wave.keys.emplace(key, wave.requests.size());
       k.step = wave.requests.size();
       wave.requests.push_back(opat_request(op, op_index, k, options, job));
       wave.costs.push_back(k.runner.space().raw_size());
@@ -416,6 +560,9 @@ template <class Backend>
   if (!plan.rep.error.empty()) {  // a failed operator is not tuned at all
     wave.requests.resize(first_request);
     wave.costs.resize(first_request);
+    for (auto& [key, step] : wave.keys) {  // its keys stay taken, by no request
+      if (step >= first_request) step = OpatWave::no_step;
+    }
     plan.kinds.clear();
   }
   return plan;
@@ -444,7 +591,8 @@ template <class Runner>
   out.from = k.def.configuration;
   std::optional<Measured> stored = k.stored;
   if (k.action == Action::later) {
-    auto now = opat_stored(bank, k.key, k.runner);  // the bank as the earlier task left it
+    // The bank as the earlier task left it
+    auto now = opat_stored(bank, k.key, k.runner, std::span<const Measured>(k.premeasured));
     if (!now) return now.error();
     stored = std::move(*now);
     if (!stored) {
@@ -607,6 +755,12 @@ template <class Backend>
                                     const OpatStepRequest& request, const std::atomic<bool>* stop) {
   auto runner = backend.create(op, request.kind);
   if (!runner) throw Error(Errc::device_error, runner.error().message);
+  if (!request.measure_only.empty()) {
+    StepOutcome out;
+    for (const auto& c : request.measure_only)
+      out.history.push_back({c, runner->evaluate(c), out.history.size() + 1});
+    return out;
+  }
   SearchStart start{request.initial, request.context, request.prior};
   auto search = make_opat_search(request.search, start);
   if (!search) throw Error(Errc::invalid_argument, search.error().message);
@@ -661,20 +815,121 @@ template <class Backend>
   const StepFunction<OpatStepRequest, StepOutcome> local = [&](const OpatStepRequest& q) {
     return opat_step(backend, fused[q.op].op, q, options.stop);
   };
+  // A wave prepared: its operators' kinds (bank looked up) and the requests measuring their
+  // defaults and stored configurations.
+  using Pre = std::vector<detail::OpatKindPre<detail::opat_runner_t<Backend>>>;
+  struct Prepared {
+    std::size_t begin = 0;
+    std::size_t end = 0;
+    std::vector<Pre> pres;
+    std::vector<OpatStepRequest> measures;
+    std::vector<double> costs;
+  };
+  const auto prepare = [&](std::size_t w) -> Result<Prepared> {
+    Prepared p{w, std::min(tasks.size(), w + job_wave_width), {}, {}, {}};
+    for (std::size_t t = p.begin; t < p.end; ++t) {
+      auto pre = detail::opat_preplan_operator(backend, fused[tasks[t]].op, tasks[t], bank, options,
+                                               *job, p.measures, p.costs);
+      if (!pre) return pre.error();
+      p.pres.push_back(std::move(*pre));
+    }
+    return p;
+  };
+  auto first = prepare(0);
+  if (!first) return first.error();
+  Prepared cur = std::move(*first);
+  std::vector<Result<StepOutcome>> measured =
+      run_steps(options.executor, std::span<const OpatStepRequest>(cur.measures),
+                std::span<const double>(cur.costs), local);
   bool interrupted = false;
-  for (std::size_t w = 0; w < tasks.size() && !interrupted && !stopping(); w += job_wave_width) {
-    const std::size_t end = std::min(tasks.size(), w + job_wave_width);
+  while (cur.begin < tasks.size() && !interrupted && !stopping()) {
+    const std::size_t w = cur.begin;
+    const std::size_t end = cur.end;
+    // The plan sees the bank as the previous waves left it: what changed since the wave was
+    // prepared is measured again (rarely anything: a key that wave tuned too).
+    std::vector<OpatStepRequest> again;
+    std::vector<double> again_costs;
+    for (std::size_t t = w; t < end; ++t) {
+      if (auto ok = detail::opat_refresh_operator(cur.pres[t - w], tasks[t], bank, options,
+                                                  measured.size(), again, again_costs);
+          !ok) {
+        return ok.error();
+      }
+    }
+    if (!again.empty()) {
+      auto more = run_steps(options.executor, std::span<const OpatStepRequest>(again),
+                            std::span<const double>(again_costs), local);
+      for (auto& m : more) measured.push_back(std::move(m));
+    }
     detail::OpatWave wave;
     std::vector<detail::OpatOperatorPlan<detail::opat_runner_t<Backend>>> plans;
     for (std::size_t t = w; t < end; ++t) {
       event(OpatEvent::Kind::started, t, nullptr);
-      auto plan = detail::opat_plan_operator(backend, fused[tasks[t]].op, tasks[t], bank, options,
-                                             *job, wave);
-      if (!plan) return plan.error();
-      plans.push_back(std::move(*plan));
+      plans.push_back(detail::opat_plan_operator(
+          cur.pres[t - w], std::span(measured), fused[tasks[t]].op, tasks[t], options, *job, wave));
     }
-    auto steps = run_steps(options.executor, std::span<const OpatStepRequest>(wave.requests),
-                           std::span<const double>(wave.costs), local);
+    // The next wave is prepared now (the bank as it stands) and its measurements run with this
+    // wave's steps, in one batch: the ranks wait for one barrier per wave, not two.
+    std::optional<Prepared> next;
+    if (end < tasks.size()) {
+      auto n = prepare(end);
+      if (!n) return n.error();
+      next = std::move(*n);
+    }
+    const std::size_t step_count = wave.requests.size();
+    std::vector<OpatStepRequest> batch = std::move(wave.requests);
+    std::vector<double> costs = std::move(wave.costs);
+    if (next) {
+      for (auto& q : next->measures) batch.push_back(std::move(q));
+      costs.insert(costs.end(), next->costs.begin(), next->costs.end());
+    }
+    auto results = run_steps(options.executor, std::span<const OpatStepRequest>(batch),
+                             std::span<const double>(costs), local);
+    std::vector<Result<StepOutcome>> next_measured(
+        std::make_move_iterator(results.begin() + static_cast<std::ptrdiff_t>(step_count)),
+        std::make_move_iterator(results.end()));
+    results.resize(step_count, Result<StepOutcome>(StepOutcome{}));
+    auto& steps = results;
+    // A `later` kind finds in the bank what the earlier task of its key wrote: its default
+    // (measured in the plan) or the best of its step, measured here for all of them at once.
+    std::vector<OpatStepRequest> checks;
+    std::vector<double> check_costs;
+    std::vector<std::pair<std::size_t, std::size_t>> checked;  // (plan, kind)
+    for (std::size_t i = 0; i < plans.size(); ++i) {
+      for (std::size_t j = 0; j < plans[i].kinds.size(); ++j) {
+        const auto& k = plans[i].kinds[j];
+        if (k.action != detail::OpatKindPlan<detail::opat_runner_t<Backend>>::Action::later ||
+            !k.same_wave || k.step >= steps.size() || !steps[k.step] || !steps[k.step]->found() ||
+            *steps[k.step]->best_configuration == k.def.configuration) {
+          continue;
+        }
+        OpatStepRequest q{.op = tasks[w + i],
+                          .kind = k.kind,
+                          .search = {},
+                          .budget = {},
+                          .batch_size = 0,
+                          .parallel = options.parallel,
+                          .seed = 0,
+                          .initial = {},
+                          .known = {},
+                          .context = {},
+                          .prior = nullptr,
+                          .measure_only = {*steps[k.step]->best_configuration}};
+        checks.push_back(std::move(q));
+        check_costs.push_back(1);
+        checked.emplace_back(i, j);
+      }
+    }
+    if (!checks.empty()) {
+      const auto got = run_steps(options.executor, std::span<const OpatStepRequest>(checks),
+                                 std::span<const double>(check_costs), local);
+      for (std::size_t c = 0; c < got.size(); ++c) {
+        if (!got[c] || got[c]->history.size() != 1) continue;  // measured when accounted
+        const auto [i, j] = checked[c];
+        plans[i].kinds[j].premeasured.push_back(
+            {checks[c].measure_only.front(), got[c]->history.front().measurement});
+      }
+    }
     for (std::size_t t = w; t < end && !interrupted; ++t) {
       auto task = detail::opat_account_operator(backend, fused[tasks[t]], plans[t - w],
                                                 std::span(steps), bank, options, *job);
@@ -693,6 +948,9 @@ template <class Backend>
       }
       if (!interrupted) event(OpatEvent::Kind::finished, t, &out.report.operators.back());
     }
+    if (!next) break;
+    cur = std::move(*next);
+    measured = std::move(next_measured);
   }
   if (auto ok = frame->finish(interrupted || stopping(), false, out, partial); !ok) {
     return ok.error();
