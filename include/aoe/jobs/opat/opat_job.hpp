@@ -290,6 +290,32 @@ struct Measured {
   Measurement measurement;
 };
 
+/// The bank's configuration for `key` when `space` holds it and it is valid; none otherwise (a
+/// stale entry is as none: tuned as if new). An unreadable bank is an error.
+[[nodiscard]] inline Result<std::optional<Configuration>> opat_stored_configuration(
+    const KnowledgeBank& bank, const TuningKey& key, const Space& space) {
+  auto found = bank.lookup(key);
+  if (!found) return found.error();  // a bank that became unreadable: stop the job
+  if (!found->has_value()) return std::optional<Configuration>();
+  auto cfg = space.find((*found)->configuration);
+  if (!cfg || !space.is_valid(*cfg)) return std::optional<Configuration>();
+  return std::optional<Configuration>(std::move(*cfg));
+}
+
+/// A step that tunes nothing: it measures `configurations` of operator `op_index`'s `kind`, in
+/// order, and hands them back as its history.
+[[nodiscard]] inline OpatStepRequest opat_measure_request(
+    std::uint64_t op_index, KnowledgeKind kind, std::int32_t parallel,
+    std::vector<Configuration> configurations) {
+  OpatStepRequest q;
+  q.op = op_index;
+  q.kind = kind;
+  q.batch_size = 0;
+  q.parallel = parallel;
+  q.measure_only = std::move(configurations);
+  return q;
+}
+
 /// The bank's configuration for `key`, measured, when the space holds it and it runs (a stale
 /// entry is as none: tuned as if new).
 template <class Runner>
@@ -297,20 +323,17 @@ template <class Runner>
                                                           const TuningKey& key,
                                                           const Runner& runner,
                                                           std::span<const Measured> known = {}) {
-  auto found = bank.lookup(key);
-  if (!found) return found.error();  // a bank that became unreadable: stop the job
-  if (!found->has_value()) return std::optional<Measured>();
-  const Space& space = runner.space();
-  const auto cfg = space.find((*found)->configuration);
-  if (!cfg || !space.is_valid(*cfg)) return std::optional<Measured>();
+  auto cfg = opat_stored_configuration(bank, key, runner.space());
+  if (!cfg) return cfg.error();
+  if (!*cfg) return std::optional<Measured>();
   for (const auto& k : known) {  // measured already: the same answer (see `premeasured`)
-    if (k.configuration != *cfg) continue;
+    if (k.configuration != **cfg) continue;
     if (!k.measurement.ok()) return std::optional<Measured>();
-    return std::optional<Measured>(Measured{*cfg, k.measurement});
+    return std::optional<Measured>(Measured{**cfg, k.measurement});
   }
-  Measurement m = runner.evaluate(*cfg);
+  Measurement m = runner.evaluate(**cfg);
   if (!m.ok()) return std::optional<Measured>();
-  return std::optional<Measured>(Measured{*cfg, std::move(m)});
+  return std::optional<Measured>(Measured{**cfg, std::move(m)});
 }
 
 template <class Backend>
@@ -431,25 +454,10 @@ template <class Backend>
         .def = runner->default_configuration(),
         .stored = std::nullopt,
         .request = measures.size()};
-    auto found = bank.lookup(k.key);
-    if (!found) return found.error();  // a bank that became unreadable: stop the job
-    if (found->has_value()) {
-      const auto cfg = space.find((*found)->configuration);
-      if (cfg && space.is_valid(*cfg)) k.stored = *cfg;
-    }
-    OpatStepRequest q{.op = op_index,
-                      .kind = kind,
-                      .search = {},
-                      .budget = {},
-                      .batch_size = 0,
-                      .parallel = options.parallel,
-                      .seed = 0,
-                      .initial = {},
-                      .known = {},
-                      .context = {},
-                      .prior = nullptr,
-                      .measure_only = {}};
-    q.measure_only.push_back(k.def);
+    auto stored = opat_stored_configuration(bank, k.key, space);
+    if (!stored) return stored.error();
+    k.stored = std::move(*stored);
+    OpatStepRequest q = opat_measure_request(op_index, kind, options.parallel, {k.def});
     if (k.stored) q.measure_only.push_back(*k.stored);
     costs.push_back(static_cast<double>(q.measure_only.size()));
     measures.push_back(std::move(q));
@@ -472,27 +480,11 @@ template <class Runner>
   for (auto& p : pre) {
     if (!p.runner) break;
     const Space& space = p.runner->space();
-    auto found = bank.lookup(p.key);
-    if (!found) return found.error();
-    std::optional<Configuration> now;
-    if (found->has_value()) {
-      const auto cfg = space.find((*found)->configuration);
-      if (cfg && space.is_valid(*cfg)) now = *cfg;
-    }
-    if (now == p.stored) continue;
-    p.stored = std::move(now);
-    OpatStepRequest q{.op = op_index,
-                      .kind = p.kind,
-                      .search = {},
-                      .budget = {},
-                      .batch_size = 0,
-                      .parallel = options.parallel,
-                      .seed = 0,
-                      .initial = {},
-                      .known = {},
-                      .context = {},
-                      .prior = nullptr,
-                      .measure_only = {p.def}};
+    auto now = opat_stored_configuration(bank, p.key, space);
+    if (!now) return now.error();
+    if (*now == p.stored) continue;
+    p.stored = std::move(*now);
+    OpatStepRequest q = opat_measure_request(op_index, p.kind, options.parallel, {p.def});
     if (p.stored) q.measure_only.push_back(*p.stored);
     p.request = first + again.size();
     costs.push_back(static_cast<double>(q.measure_only.size()));
@@ -772,6 +764,72 @@ template <class Backend>
                 request.seed, StepLimits{request.budget, request.batch_size, stop}));
 }
 
+namespace detail {
+
+/// Looks the bank up again for every operator of a wave prepared before the previous wave was
+/// accounted (`opat_refresh_operator`) and measures, over the executor, what changed meanwhile;
+/// the measurements are appended to `measured`. `ops`: the wave's operators' indices.
+template <class Runner>
+[[nodiscard]] Result<void> opat_refresh_wave(
+    std::vector<std::vector<OpatKindPre<Runner>>>& pres, std::span<const std::size_t> ops,
+    const KnowledgeBank& bank, const OpatOptions& options,
+    const StepFunction<OpatStepRequest, StepOutcome>& local,
+    std::vector<Result<StepOutcome>>& measured) {
+  std::vector<OpatStepRequest> again;
+  std::vector<double> costs;
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    if (auto ok =
+            opat_refresh_operator(pres[i], ops[i], bank, options, measured.size(), again, costs);
+        !ok) {
+      return ok.error();
+    }
+  }
+  if (again.empty()) return {};
+  auto more = run_steps(options.executor, std::span<const OpatStepRequest>(again),
+                        std::span<const double>(costs), local);
+  for (auto& m : more) measured.push_back(std::move(m));
+  return {};
+}
+
+/// A `later` kind (its key tuned by an earlier task of the same wave) finds in the bank what
+/// that task wrote: its default, measured in the plan, or the best of its step, measured here
+/// for all of them at once over the executor and kept in the kind's `premeasured`. A
+/// measurement that fails here is taken again when the kind is accounted.
+template <class Runner>
+void opat_premeasure_later(std::vector<OpatOperatorPlan<Runner>>& plans,
+                           std::span<const Result<StepOutcome>> steps,
+                           std::span<const std::size_t> ops, const OpatOptions& options,
+                           const StepFunction<OpatStepRequest, StepOutcome>& local) {
+  std::vector<OpatStepRequest> checks;
+  std::vector<double> costs;
+  std::vector<std::pair<std::size_t, std::size_t>> checked;  // (plan, kind)
+  for (std::size_t i = 0; i < plans.size(); ++i) {
+    for (std::size_t j = 0; j < plans[i].kinds.size(); ++j) {
+      const auto& k = plans[i].kinds[j];
+      if (k.action != OpatKindPlan<Runner>::Action::later || !k.same_wave ||
+          k.step >= steps.size() || !steps[k.step] || !steps[k.step]->found() ||
+          *steps[k.step]->best_configuration == k.def.configuration) {
+        continue;
+      }
+      checks.push_back(opat_measure_request(ops[i], k.kind, options.parallel,
+                                            {*steps[k.step]->best_configuration}));
+      costs.push_back(1);
+      checked.emplace_back(i, j);
+    }
+  }
+  if (checks.empty()) return;
+  const auto got = run_steps(options.executor, std::span<const OpatStepRequest>(checks),
+                             std::span<const double>(costs), local);
+  for (std::size_t c = 0; c < got.size(); ++c) {
+    if (!got[c] || got[c]->history.size() != 1) continue;  // measured when accounted
+    const auto [i, j] = checked[c];
+    plans[i].kinds[j].premeasured.push_back(
+        {checks[c].measure_only.front(), got[c]->history.front().measurement});
+  }
+}
+
+}  // namespace detail
+
 /// Runs OPAT on `graph`. `backend.create(const OperatorDesc&, KnowledgeKind)` returns a
 /// `Result<R>` for a runner R with `space()`, `default_configuration()` and a thread-safe
 /// `evaluate(const Configuration&) const -> Measurement` (aoe::Runner<device::Simulator> through
@@ -847,19 +905,10 @@ template <class Backend>
     const std::size_t end = cur.end;
     // The plan sees the bank as the previous waves left it: what changed since the wave was
     // prepared is measured again (rarely anything: a key that wave tuned too).
-    std::vector<OpatStepRequest> again;
-    std::vector<double> again_costs;
-    for (std::size_t t = w; t < end; ++t) {
-      if (auto ok = detail::opat_refresh_operator(cur.pres[t - w], tasks[t], bank, options,
-                                                  measured.size(), again, again_costs);
-          !ok) {
-        return ok.error();
-      }
-    }
-    if (!again.empty()) {
-      auto more = run_steps(options.executor, std::span<const OpatStepRequest>(again),
-                            std::span<const double>(again_costs), local);
-      for (auto& m : more) measured.push_back(std::move(m));
+    const std::span<const std::size_t> wave_ops(tasks.data() + w, end - w);
+    if (auto ok = detail::opat_refresh_wave(cur.pres, wave_ops, bank, options, local, measured);
+        !ok) {
+      return ok.error();
     }
     detail::OpatWave wave;
     std::vector<detail::OpatOperatorPlan<detail::opat_runner_t<Backend>>> plans;
@@ -891,45 +940,9 @@ template <class Backend>
     results.resize(step_count, Result<StepOutcome>(StepOutcome{}));
     auto& steps = results;
     // A `later` kind finds in the bank what the earlier task of its key wrote: its default
-    // (measured in the plan) or the best of its step, measured here for all of them at once.
-    std::vector<OpatStepRequest> checks;
-    std::vector<double> check_costs;
-    std::vector<std::pair<std::size_t, std::size_t>> checked;  // (plan, kind)
-    for (std::size_t i = 0; i < plans.size(); ++i) {
-      for (std::size_t j = 0; j < plans[i].kinds.size(); ++j) {
-        const auto& k = plans[i].kinds[j];
-        if (k.action != detail::OpatKindPlan<detail::opat_runner_t<Backend>>::Action::later ||
-            !k.same_wave || k.step >= steps.size() || !steps[k.step] || !steps[k.step]->found() ||
-            *steps[k.step]->best_configuration == k.def.configuration) {
-          continue;
-        }
-        OpatStepRequest q{.op = tasks[w + i],
-                          .kind = k.kind,
-                          .search = {},
-                          .budget = {},
-                          .batch_size = 0,
-                          .parallel = options.parallel,
-                          .seed = 0,
-                          .initial = {},
-                          .known = {},
-                          .context = {},
-                          .prior = nullptr,
-                          .measure_only = {*steps[k.step]->best_configuration}};
-        checks.push_back(std::move(q));
-        check_costs.push_back(1);
-        checked.emplace_back(i, j);
-      }
-    }
-    if (!checks.empty()) {
-      const auto got = run_steps(options.executor, std::span<const OpatStepRequest>(checks),
-                                 std::span<const double>(check_costs), local);
-      for (std::size_t c = 0; c < got.size(); ++c) {
-        if (!got[c] || got[c]->history.size() != 1) continue;  // measured when accounted
-        const auto [i, j] = checked[c];
-        plans[i].kinds[j].premeasured.push_back(
-            {checks[c].measure_only.front(), got[c]->history.front().measurement});
-      }
-    }
+    // (measured in the plan) or the best of its step, measured now for all of them at once.
+    detail::opat_premeasure_later(plans, std::span<const Result<StepOutcome>>(steps), wave_ops,
+                                  options, local);
     for (std::size_t t = w; t < end && !interrupted; ++t) {
       auto task = detail::opat_account_operator(backend, fused[tasks[t]], plans[t - w],
                                                 std::span(steps), bank, options, *job);
