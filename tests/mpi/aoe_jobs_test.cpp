@@ -2,12 +2,10 @@
 // bank, the result file and the tuned model that one process writes with the same seed, apart
 // from timestamps and the pid (ctest mpi.aoe_command: the test itself runs outside mpirun and
 // starts mpirun).
+#include "support/job_outputs.hpp"
 #include "support/skip.hpp"
 #include "support/temp_dir.hpp"
 
-#include <boost/json/parse.hpp>
-#include <boost/json/serialize.hpp>
-#include <boost/json/value.hpp>
 #include <doctest/doctest.h>
 #include <sys/wait.h>
 
@@ -15,65 +13,10 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <map>
-#include <regex>
-#include <sstream>
 #include <string>
 
 #if defined(AOE_TOOL_AOE_PATH) && defined(AOE_MPIRUN_3)
 namespace {
-
-// The value without what differs between two runs of the same job: timestamps, the tuning
-// time, and the timestamp and pid in the result file's report name.
-void strip_run_fields(boost::json::value& v) {
-  if (v.is_array()) {
-    for (auto& e : v.as_array()) strip_run_fields(e);
-    return;
-  }
-  if (!v.is_object()) return;
-  auto& o = v.as_object();
-  for (const char* key : {"timestamp", "tuning_time(s)"}) o.erase(key);
-  boost::json::object renamed;
-  for (auto& [k, e] : o) {
-    strip_run_fields(e);
-    const std::string key(k);
-    renamed[key.starts_with("report_") ? "report" : key] = e;
-  }
-  o = std::move(renamed);
-}
-
-// A JSON file (or a file of JSON lines, the graph bank) as text with the run fields stripped.
-std::string normalised(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::string out;
-  boost::system::error_code ec;
-  auto whole = boost::json::parse(text, ec);
-  if (!ec) {
-    strip_run_fields(whole);
-    return boost::json::serialize(whole);
-  }
-  std::istringstream lines(text);
-  for (std::string line; std::getline(lines, line);) {
-    auto v = boost::json::parse(line, ec);
-    REQUIRE_MESSAGE(!ec, p.string() << ": not JSON: " << line.substr(0, 80));
-    strip_run_fields(v);
-    out += boost::json::serialize(v) + "\n";
-  }
-  return out;
-}
-
-// Every file under `dir` (lock files left out), by its path with timestamps and pids replaced.
-std::map<std::string, std::string> outputs(const std::filesystem::path& dir) {
-  static const std::regex stamp(R"(\d{8}_\d{9}(_\d+)?)");
-  std::map<std::string, std::string> out;
-  for (const auto& e : std::filesystem::recursive_directory_iterator(dir)) {
-    if (!e.is_regular_file() || e.path().extension() == ".lock") continue;
-    const std::string rel = std::filesystem::relative(e.path(), dir).string();
-    out[std::regex_replace(rel, stamp, "STAMP")] = normalised(e.path());
-  }
-  return out;
-}
 
 // Runs `aoe <args>` (through `launcher`, empty for one process) with its own bank and work
 // directory under `root`; returns the exit code.
@@ -112,10 +55,10 @@ void check_same_outputs(const std::string& tag, const std::string& args, std::si
   INFO("stderr of mpirun: " << read(three / "stderr.txt"));
   REQUIRE(code == 0);
   CHECK(read(three / "stdout.txt").find("aoe: 3 MPI ranks") != std::string::npos);
-  const auto a = outputs(one / "bank");
-  const auto b = outputs(three / "bank");
-  const auto wa = outputs(one / "work");
-  const auto wb = outputs(three / "work");
+  const auto a = aoe::test::job_outputs(one / "bank");
+  const auto b = aoe::test::job_outputs(three / "bank");
+  const auto wa = aoe::test::job_outputs(one / "work");
+  const auto wb = aoe::test::job_outputs(three / "work");
   REQUIRE(!a.empty());  // the job wrote its bank
   REQUIRE(wa.size() >= files);
   CHECK(a == b);

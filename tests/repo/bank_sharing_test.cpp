@@ -246,6 +246,22 @@ TEST_CASE("bank: a held lock fails after the timeout with the lock file named") 
   CHECK(*bank.store(record(key_of(16), 1e-5)) == aoe::StoreOutcome::added);
 }
 
+TEST_CASE("bank: a FIFO at the lock's path is a named error, not a hang") {
+  aoe::test::TempDir dir("bank_lockfifo");
+  aoe::KnowledgeBank bank({.custom_root = dir.path(), .access = {.lock_timeout = 1s}});
+  REQUIRE(bank.store(record(key_of(8), 2e-5)).has_value());
+  const auto lock = bank.custom_file(scope, aoe::KnowledgeKind::schedule).string() + ".lock";
+  fs::remove(lock);
+  REQUIRE(::mkfifo(lock.c_str(), 0644) == 0);
+  // Before the fix the open blocked forever (no writer on the FIFO), whatever the timeout.
+  const auto r = bank.store(record(key_of(16), 1e-5));
+  REQUIRE(!r.has_value());
+  CHECK(r.error().message.find("lock file " + lock + " is not a regular file") !=
+        std::string::npos);
+  fs::remove(lock);
+  CHECK(*bank.store(record(key_of(16), 1e-5)) == aoe::StoreOutcome::added);
+}
+
 TEST_CASE("bank: lock files are readable by whoever may read the bank directory") {
   aoe::test::TempDir dir("bank_lockmode");
   const mode_t old = ::umask(077);  // a strict umask must not lock the team out

@@ -20,6 +20,7 @@ enum ExitCode : int {
   exit_ops_failed = 6,     ///< the job finished but some operators failed ("tuning failed")
   exit_device = 7,         ///< --device=ascend: the NPU cannot be opened or is busy
   exit_output = 8,         ///< stdout cannot be written (full, closed): the report is lost
+  exit_internal = 9,       ///< out of memory, or an internal error (a bug): the reason on stderr
   exit_interrupted = 130,  ///< SIGINT/SIGTERM: ended cleanly, "tune tuning incomplete"
 };
 

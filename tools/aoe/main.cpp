@@ -8,7 +8,9 @@
 
 #include <cerrno>
 #include <csignal>
+#include <exception>
 #include <iostream>
+#include <new>
 
 namespace {
 
@@ -45,6 +47,18 @@ int main(int argc, char** argv) {
   // A reader that went away (`aoe ... | head`) makes the next write to stdout fail with EPIPE,
   // which the job reports as exit 8, instead of killing the process in the middle of a write.
   std::signal(SIGPIPE, SIG_IGN);
-  return aoe_tool::run(argc, argv, aoe::process_getenv(), std::cout, std::cerr, &stop_requested,
-                       ::isatty(STDOUT_FILENO) == 1);
+  // Whatever escapes the job (a bug, or memory exhausted) ends with a named reason and a
+  // documented code instead of std::terminate's SIGABRT. Files are written atomically, so what
+  // is on disk is the last complete version of each.
+  try {
+    return aoe_tool::run(argc, argv, aoe::process_getenv(), std::cout, std::cerr, &stop_requested,
+                         ::isatty(STDOUT_FILENO) == 1);
+  } catch (const std::bad_alloc&) {
+    std::cerr << "aoe: out of memory (the job was ended; the bank and the result file keep "
+                 "their last complete version)\n";
+  } catch (const std::exception& e) {
+    std::cerr << "aoe: internal error: " << e.what()
+              << " (the job was ended; please report it with the command line)\n";
+  }
+  return aoe_tool::exit_internal;
 }

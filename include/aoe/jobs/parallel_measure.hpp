@@ -18,6 +18,7 @@
 #include <mutex>
 #include <span>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -69,20 +70,24 @@ class ParallelMeasure {
   /// back when all are done.
   class Pool {
    public:
+    /// A thread the system refuses (`std::system_error`: out of threads or address space)
+    /// leaves the pool with the workers it has: the results do not depend on their number.
+    /// Anything else stops and wakes the workers already started before it propagates, so
+    /// that their join cannot wait forever.
     explicit Pool(int workers) {
-      for (int w = 0; w < workers; ++w) {
-        threads_.emplace_back([this](std::stop_token st) { loop(st); });
+      try {
+        for (int w = 0; w < workers; ++w) {
+          threads_.emplace_back([this](std::stop_token st) { loop(st); });
+        }
+      } catch (const std::system_error&) {  // keep the workers started so far
+      } catch (...) {
+        stop_workers();
+        throw;
       }
     }
     Pool(const Pool&) = delete;
     Pool& operator=(const Pool&) = delete;
-    ~Pool() {
-      {
-        std::lock_guard lock(mutex_);
-        for (auto& t : threads_) t.request_stop();
-      }
-      wake_.notify_all();
-    }  // the jthreads join
+    ~Pool() { stop_workers(); }  // the jthreads join
 
     template <class F>
     void run(std::size_t n, F&& f) {
@@ -106,6 +111,13 @@ class ParallelMeasure {
     }
 
    private:
+    void stop_workers() noexcept {
+      {
+        std::lock_guard lock(mutex_);
+        for (auto& t : threads_) t.request_stop();
+      }
+      wake_.notify_all();
+    }
     void work() {
       for (std::size_t i = next_++; i < size_; i = next_++) task_(i);
     }

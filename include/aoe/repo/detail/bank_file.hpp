@@ -94,8 +94,19 @@ namespace aoe::detail {
       break;
     }
     if (errno != EEXIST) break;
-    fd = ::open(lock_path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);  // NOLINT(*-vararg)
+    // O_NONBLOCK: a FIFO planted at the lock's path must not block the open forever.
+    fd = ::open(lock_path.c_str(),  // NOLINT(*-vararg)
+                O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0 && errno != ENOENT) break;  // ENOENT: removed meanwhile, create it again
+  }
+  if (fd >= 0) {
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+      ::close(fd);
+      return make_error(Errc::io_error, bank + ": lock file " + lock_path +
+                                            " is not a regular file (remove it; a bank's lock "
+                                            "files are plain files)");
+    }
   }
   if (fd < 0) {
     const int e = errno;
