@@ -111,7 +111,7 @@ function(aoe_mpi_add_tests tests_dir sources)
                                     "--test-case=tools under mpirun: aoe-bench*"
              WORKING_DIRECTORY "${_workdir}")
     add_test(NAME mpi.faults COMMAND aoe_test_mpi --no-version
-                                     "--test-case=tools under mpirun: aoe OPAT*"
+                                     "--test-case=tools under mpirun: aoe ??AT *"
              WORKING_DIRECTORY "${_workdir}")
     set_tests_properties(mpi.tools mpi.faults PROPERTIES LABELS mpi TIMEOUT ${AOE_TEST_TIMEOUT}
                          SKIP_RETURN_CODE 77 ENVIRONMENT "${AOE_MPI_TEST_ENVIRONMENT}")

@@ -5,6 +5,7 @@
 #define AOE_MPI_HPP
 
 #include "aoe/mpi/mpi_measure.hpp"
+#include "aoe/mpi/node_rank.hpp"
 #include "aoe/mpi/work_queue.hpp"
 
 #endif  // AOE_MPI_HPP

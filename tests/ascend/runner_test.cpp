@@ -7,6 +7,7 @@
 #include "support/temp_dir.hpp"
 #include <aoe/jobs/parallel_measure.hpp>
 #include <aoe/measure/ascend/ascend_runner.hpp>
+#include <aoe/measure/ascend/rank_device.hpp>
 #include <aoe/measure/ascend/tiling_data.hpp>
 #include <aoe/space/parameter.hpp>
 
@@ -105,6 +106,60 @@ TEST_CASE("ascend runner: ASCEND_DEVICE_ID selects the device") {
   auto bad = AscendRunner::open(acl.api(), o);
   REQUIRE_FALSE(bad.has_value());
   CHECK(bad.error().message.find("ASCEND_DEVICE_ID='x'") != std::string::npos);
+  CHECK(acl.live().empty());
+}
+
+TEST_CASE("ascend runner: each rank of a node opens ASCEND_DEVICE_ID plus its node-local rank") {
+  aoe::test::TempDir dir("ascend_rank");
+  aoe::test::AclDouble acl;
+  acl.device_count = 4;
+  AscendOptions base = options(dir);
+  base.device_id.reset();
+  base.getenv = [](const char* name) -> std::optional<std::string> {
+    if (std::string(name) == "ASCEND_DEVICE_ID") return "1";
+    return std::nullopt;
+  };
+  for (int local = 0; local < 3; ++local) {
+    auto o = as::rank_device_options(base, local);
+    REQUIRE(o.has_value());
+    CHECK(o->device_id == 1 + local);
+    CHECK(o->device_origin == "ASCEND_DEVICE_ID=1 + node-local rank " + std::to_string(local));
+    auto r = AscendRunner::open(acl.api(), *o);
+    REQUIRE(r.has_value());
+    CHECK(r->device_id() == 1 + local);
+    CHECK(acl.device_set() == 1 + local);
+  }
+  // Without ASCEND_DEVICE_ID the base is 0; an explicit device_id is the base instead.
+  base.getenv = [](const char*) -> std::optional<std::string> { return std::nullopt; };
+  CHECK(as::rank_device_options(base, 2)->device_id == 2);
+  AscendOptions explicit_base = options(dir);
+  explicit_base.device_id = 2;
+  auto e = as::rank_device_options(explicit_base, 1);
+  REQUIRE(e.has_value());
+  CHECK(e->device_id == 3);
+  CHECK(e->device_origin == "AscendOptions::device_id=2 + node-local rank 1");
+  // A rank past the machine's devices: the error says which rank and which device.
+  base.getenv = [](const char* name) -> std::optional<std::string> {
+    if (std::string(name) == "ASCEND_DEVICE_ID") return "2";
+    return std::nullopt;
+  };
+  auto beyond = as::rank_device_options(base, 2);
+  REQUIRE(beyond.has_value());
+  auto r = AscendRunner::open(acl.api(), *beyond);
+  REQUIRE_FALSE(r.has_value());
+  CHECK(r.error().code == aoe::make_error_code(aoe::Errc::invalid_argument));
+  CHECK(r.error().message ==
+        "ASCEND_DEVICE_ID=2 + node-local rank 2 = device 4: this machine has 4 Ascend device(s), "
+        "numbered 0 to 3");
+  // Bad input is refused before any device is touched.
+  CHECK(as::rank_device_options(base, -1).error().message.find("node-local rank -1") !=
+        std::string::npos);
+  base.getenv = [](const char* name) -> std::optional<std::string> {
+    if (std::string(name) == "ASCEND_DEVICE_ID") return "x";
+    return std::nullopt;
+  };
+  CHECK(as::rank_device_options(base, 0).error().message.find("ASCEND_DEVICE_ID='x'") !=
+        std::string::npos);
   CHECK(acl.live().empty());
 }
 

@@ -53,9 +53,11 @@ struct DelayedBowl {
   int rank = 0;
   int throw_on_rank = -1;
   int measured = 0;
+  int calls = 0;  ///< of measure: one per share of a batch that reached this rank
 
   std::vector<aoe::Measurement> measure(aoe::SpaceView view,
                                         std::span<const aoe::Configuration> batch) {
+    ++calls;
     std::vector<aoe::Measurement> out;
     for (const auto& c : batch) {
       const auto h = aoe::ConfigurationHash{}(c) ^ (static_cast<std::uint64_t>(rank) * 7919U);
@@ -149,11 +151,76 @@ TEST_CASE("MpiMeasure: a rank whose Inner throws gives failed measurements, and 
           CHECK(same(got[i], reference.landscape.evaluate(space, batch[i])));
         }
       }
-      CHECK(failed >= 1);  // rank 2 is handed the batch's second configuration at least
-      CHECK(failed < batch.size());
+      CHECK(failed == 4);  // rank 2's share: a third of the batch, all of it failed
     }
   } else {
     aoe::mpi::serve(comm, inner, space);
+  }
+}
+
+TEST_CASE("MpiMeasure: each rank gets its share of a batch in one message, in batch order") {
+  auto& comm = world();
+  if (comm.size() < 3) {
+    aoe::test::skip("needs at least 3 MPI ranks (ctest runs it under mpirun -np 3)");
+    return;
+  }
+  DelayedBowl inner{.rank = comm.rank()};
+  const aoe::Space& space = inner.landscape.space;
+  const std::size_t ranks = static_cast<std::size_t>(comm.size());
+  // Batches smaller than, equal to and larger than the number of ranks, not multiples of it.
+  const std::vector<std::size_t> sizes{1, ranks, 2 * ranks + 1, 10 * ranks - 1};
+  if (comm.rank() == 0) {
+    aoe::MpiMeasure<DelayedBowl> measure(comm, inner);
+    DelayedBowl reference;
+    aoe::Rng rng(11);
+    for (const std::size_t n : sizes) {
+      std::vector<aoe::Configuration> batch;
+      for (std::size_t i = 0; i < n; ++i) batch.push_back(space.sample(rng).value());
+      const auto got = measure.measure(space, batch);
+      REQUIRE(got.size() == n);
+      for (std::size_t i = 0; i < n; ++i)
+        CHECK(same(got[i], reference.landscape.evaluate(space, batch[i])));
+    }
+    CHECK(measure.measure(space, {}).empty());
+    inner = measure.inner();  // rank 0's own measurements
+  } else {
+    aoe::mpi::serve(comm, inner, space);
+  }
+  // Each batch reached every rank at most once, as one share of contiguous size n/ranks or
+  // one more: Inner was called once per batch the rank took part in.
+  std::vector<int> calls;
+  std::vector<int> measured;
+  boost::mpi::gather(comm, inner.calls, calls, 0);
+  boost::mpi::gather(comm, inner.measured, measured, 0);
+  if (comm.rank() == 0) {
+    int total_calls = 0;
+    int total_measured = 0;
+    for (std::size_t r = 0; r < ranks; ++r) {
+      total_calls += calls[r];
+      total_measured += measured[r];
+    }
+    std::size_t expected_calls = 0;
+    std::size_t expected_measured = 0;
+    for (const std::size_t n : sizes) {
+      expected_calls += std::min(n, ranks);
+      expected_measured += n;
+    }
+    CHECK(static_cast<std::size_t>(total_calls) == expected_calls);
+    CHECK(static_cast<std::size_t>(total_measured) == expected_measured);
+    for (std::size_t r = 0; r < ranks; ++r) CHECK_MESSAGE(calls[r] <= 4, "rank " << r);
+  }
+}
+
+TEST_CASE("node_rank: the ranks of one machine, numbered from 0 in world order") {
+  auto& comm = world();
+  const aoe::mpi::NodeRank node = aoe::mpi::node_rank(comm);  // collective
+  // ctest starts every rank on this machine: the node-local rank is the world rank.
+  CHECK(node.rank == comm.rank());
+  CHECK(node.size == comm.size());
+  std::vector<int> ranks;
+  boost::mpi::gather(comm, node.rank, ranks, 0);
+  if (comm.rank() == 0) {
+    for (int r = 0; r < comm.size(); ++r) CHECK(ranks[static_cast<std::size_t>(r)] == r);
   }
 }
 

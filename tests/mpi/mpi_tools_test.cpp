@@ -1,7 +1,8 @@
 // The tools under an MPI launcher (#14, docs/distributed.md): `mpirun -np 3 aoe-bench ...`
 // spreads the repetitions over the ranks and writes what one process writes; a distributed OPAT
-// job survives its faults (a rank killed with SIGKILL, SIGINT to mpirun) with a valid result
-// file and bank, and the same command run again finishes it (ctest mpi.tools: these cases start
+// job survives its faults (a rank killed with SIGKILL, SIGINT to mpirun), and so do SGAT and
+// GDAT jobs a worker rank of which is killed, with a valid result file and bank, and the same
+// command run again finishes it (ctest mpi.tools: these cases start
 // mpirun themselves). aoe-bench refuses a launcher it cannot use (mpi.aoe_command, no mpirun).
 #include "support/skip.hpp"
 
@@ -19,11 +20,13 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <optional>
 #include <set>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -433,5 +436,247 @@ TEST_CASE("tools under mpirun: aoe OPAT with SIGINT to mpirun: the job ends clea
   // and exits 1 whatever the ranks return; a launcher that passes rank 0's code on gives 130.
   CHECK((job.exit_code() == 130 || job.exit_code() == 1));
   check_resumable(run, ref);
+#endif
+}
+
+// ---- SGAT and GDAT: a worker rank killed mid-job ------------------------------------------
+// Both jobs take a fraction of a second on the simulator (--measure_latency is OPAT's only), too
+// short to kill a rank "at some point" reliably. So the test holds the job still: it stops the
+// three ranks (SIGSTOP), lets them run a few milliseconds at a time (SIGCONT) until the result
+// file shows the state wanted, then, with every rank stopped, kills worker rank 1 (SIGKILL) and
+// lets the others go on: mpirun must end the job.
+
+#if defined(AOE_TOOL_AOE_PATH) && defined(AOE_MPIEXEC)
+namespace {
+
+// The block `name` ("SGAT", "GDAT") of the newest result file `aoe_result_<prefix>_*.json`
+// under `work`, parsed, or null when there is none or it is not valid JSON.
+std::optional<boost::json::object> job_result(const fs::path& work, const std::string& prefix,
+                                              const std::string& name) {
+  std::optional<fs::path> newest;
+  if (fs::exists(work)) {
+    for (const auto& e : fs::directory_iterator(work)) {
+      const auto n = e.path().filename().string();
+      if (n.starts_with("aoe_result_" + prefix + "_") && n.ends_with(".json") &&
+          (!newest || fs::last_write_time(e.path()) > fs::last_write_time(*newest))) {
+        newest = e.path();
+      }
+    }
+  }
+  if (!newest) return std::nullopt;
+  boost::system::error_code ec;
+  auto v = boost::json::parse(read_text(*newest), ec);
+  if (ec || !v.is_object() || v.as_object().size() != 1) return std::nullopt;
+  const auto& report = v.as_object().begin()->value();
+  if (!report.is_array()) return std::nullopt;
+  for (const auto& block : report.as_array()) {
+    if (block.is_object() && block.as_object().contains(name)) {
+      return block.as_object().at(name).as_object();
+    }
+  }
+  return std::nullopt;
+}
+
+// The records of the SGAT and GDAT banks under `bank`, each parsed on its own (a record that
+// does not load fails the test): SGAT's JSON lines after the version line ("repo_key"), GDAT's
+// array ("modelhash").
+std::set<std::string> records(const fs::path& bank) {
+  std::set<std::string> keys;
+  if (!fs::exists(bank)) return keys;
+  for (const auto& e : fs::recursive_directory_iterator(bank)) {
+    if (!e.is_regular_file() || e.path().extension() != ".json") continue;
+    const std::string text = read_text(e.path());
+    const auto file = e.path().filename().string();
+    INFO(e.path().string());
+    if (file.ends_with("_gradient_fusion.json")) {
+      boost::system::error_code ec;
+      const auto v = boost::json::parse(text, ec);
+      REQUIRE_FALSE(ec);
+      REQUIRE(v.is_array());
+      for (const auto& r : v.as_array()) {
+        keys.insert(file + "/" + std::string(r.as_object().at("modelhash").as_string()));
+      }
+      continue;
+    }
+    std::size_t start = 0;
+    bool first = true;
+    while (start < text.size()) {
+      const std::size_t end = std::min(text.find('\n', start), text.size());
+      const std::string line = text.substr(start, end - start);
+      start = end + 1;
+      if (line.empty()) continue;
+      boost::system::error_code ec;
+      const auto v = boost::json::parse(line, ec);
+      INFO(line.substr(0, 200));
+      REQUIRE_FALSE(ec);                          // every record rank 0 wrote loads
+      if (std::exchange(first, false)) continue;  // {"version": ...}
+      keys.insert(file + "/" + std::string(v.as_object().at("repo_key").as_string()));
+    }
+  }
+  return keys;
+}
+
+struct JobKind {
+  std::string type;    ///< --job_type
+  std::string prefix;  ///< of the result file: sgat, gdat
+  std::string block;   ///< SGAT, GDAT
+  [[nodiscard]] std::vector<std::string> command() const {
+    return {
+        AOE_TOOL_AOE_PATH,    "--model=" AOE_TESTS_SOURCE_DIR "/../examples/models/resnet50.json",
+        "--job_type=" + type, "--seed=1",
+        "--report=off",       "--progress_bar=off"};
+  }
+};
+
+// Sends `sig` to every pid.
+void signal_all(const std::vector<pid_t>& pids, int sig) {
+  for (const pid_t p : pids) ::kill(p, sig);
+}
+
+// Holds the job still at the first moment `ready()` holds (checked with every rank stopped,
+// after each slice of a few milliseconds of running); returns the ranks' pids, still stopped,
+// or an empty vector when the job ended first or never got there within two minutes.
+std::vector<pid_t> hold_when(Child& job, const OpatRun& run, const std::function<bool()>& ready) {
+  std::vector<pid_t> pids;
+  const auto end = Clock::now() + std::chrono::seconds(120);
+  while (pids.size() < 3 && job.running() && Clock::now() < end) {
+    pids.clear();
+    for (int r = 0; r < 3; ++r) {
+      const auto found = ranks_tagged(run.tag, r);
+      if (found.size() == 1) pids.push_back(found.front());
+    }
+    if (pids.size() < 3) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  while (job.running() && Clock::now() < end) {
+    signal_all(pids, SIGSTOP);
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));  // the stops have landed
+    if (ready()) return pids;
+    signal_all(pids, SIGCONT);
+    std::this_thread::sleep_for(std::chrono::milliseconds(3));
+  }
+  signal_all(pids, SIGCONT);
+  return {};
+}
+
+// The job in one process on a fresh bank: its result block and bank records.
+std::pair<boost::json::object, std::set<std::string>> reference_job(const JobKind& kind) {
+  const OpatRun ref = fresh_run("fault_reference_" + kind.prefix);
+  Child c = Child::start(kind.command(), ref.env(), ref.dir / "out.txt", ref.dir / "err.txt");
+  REQUIRE(c.wait_for(std::chrono::seconds(120)));
+  REQUIRE(c.exit_code() == 0);
+  const auto r = job_result(ref.work(), kind.prefix, kind.block);
+  REQUIRE(r.has_value());
+  return {*r, records(ref.bank())};
+}
+
+// Starts `mpirun -np 3` of the job, holds it when `ready(result block)` holds, kills worker
+// rank 1 and checks that mpirun ends the whole job with a failure. False when this aoe does not
+// run its jobs over ranks (reported skipped).
+bool kill_worker_when(const JobKind& kind, const OpatRun& run,
+                      const std::function<bool(const boost::json::object&)>& ready) {
+  Child job = Child::start(under_mpirun(3, kind.command()), run.env(), run.dir / "out.txt",
+                           run.dir / "err.txt");
+  const auto pids = hold_when(job, run, [&] {
+    const auto r = job_result(run.work(), kind.prefix, kind.block);
+    return r && ready(*r);
+  });
+  if (pids.empty()) {
+    job.wait_for(std::chrono::seconds(60));
+    if (not_distributed(run)) {
+      aoe::test::skip("this aoe does not run its jobs over MPI ranks (#14 job integration)");
+      return false;
+    }
+    FAIL("the job never reached the state to kill it in: " << read_text(run.dir / "err.txt"));
+    return false;
+  }
+  REQUIRE(::kill(pids[1], SIGKILL) == 0);
+  signal_all({pids[0], pids[2]}, SIGCONT);
+  REQUIRE(job.wait_for(std::chrono::seconds(60)));
+  CHECK(job.exit_code() != 0);
+  CHECK(ranks_tagged(run.tag, 0).empty());
+  CHECK(ranks_tagged(run.tag, 2).empty());
+  return true;
+}
+
+// The same command again, to the end: exit 0, and its result block.
+boost::json::object finish(const JobKind& kind, const OpatRun& run) {
+  Child again = Child::start(under_mpirun(3, kind.command()), run.env(), run.dir / "out2.txt",
+                             run.dir / "err2.txt");
+  REQUIRE(again.wait_for(std::chrono::seconds(240)));
+  INFO(read_text(run.dir / "err2.txt"));
+  CHECK(again.exit_code() == 0);
+  const auto done = job_result(run.work(), kind.prefix, kind.block);
+  REQUIRE(done.has_value());
+  return *done;
+}
+
+std::int64_t sgat_written(const boost::json::object& sgat) {
+  const auto& s = sgat.at("repo_summary").as_object();
+  return s.at("repo_add_num").as_int64() + s.at("repo_update_num").as_int64() +
+         s.at("repo_unsatisfied_num").as_int64();
+}
+
+}  // namespace
+#endif
+
+TEST_CASE("tools under mpirun: aoe SGAT with a rank killed (SIGKILL): the job ends, resumable") {
+#if !defined(AOE_TOOL_AOE_PATH) || !defined(AOE_MPIEXEC)
+  aoe::test::skip("needs the aoe command built with aoe::mpi, and mpiexec");
+#else
+  const JobKind kind{"1", "sgat", "SGAT"};
+  const auto [ref, ref_keys] = reference_job(kind);
+  const std::int64_t ref_hits = ref.at("repo_summary").as_object().at("repo_hit_num").as_int64();
+  const std::int64_t ref_total = ref.at("repo_summary").as_object().at("total_num").as_int64();
+  const OpatRun run = fresh_run("fault_kill_sgat");
+  // Killed once rank 0 has stored some subgraphs, before the end.
+  if (!kill_worker_when(kind, run, [](const boost::json::object& r) {
+        return sgat_written(r) >= 1 && r.contains("sgat_tuning_result");
+      })) {
+    return;
+  }
+  const auto after = job_result(run.work(), "sgat", "SGAT");
+  REQUIRE(after.has_value());  // present and valid JSON
+  CHECK(std::string(after->at("sgat_tuning_result").as_string()) == "tune tuning incomplete");
+  const auto kept = records(run.bank());  // every record loads
+  CHECK(static_cast<std::int64_t>(kept.size()) >= sgat_written(*after));
+  CHECK(kept.size() < ref_keys.size());  // the fault came before the end
+  for (const auto& k : kept) CHECK_MESSAGE(ref_keys.count(k) == 1, k);
+
+  const auto done = finish(kind, run);
+  CHECK_FALSE(done.contains("sgat_tuning_result"));  // only an unsuccessful job says it
+  const auto& summary = done.at("repo_summary").as_object();
+  CHECK(summary.at("total_num").as_int64() == ref_total);
+  // What was done is found in the bank, the rest tuned now.
+  CHECK(summary.at("repo_hit_num").as_int64() == ref_hits + static_cast<std::int64_t>(kept.size()));
+  CHECK(records(run.bank()) == ref_keys);
+#endif
+}
+
+TEST_CASE("tools under mpirun: aoe GDAT with a rank killed (SIGKILL): the job ends, resumable") {
+#if !defined(AOE_TOOL_AOE_PATH) || !defined(AOE_MPIEXEC)
+  aoe::test::skip("needs the aoe command built with aoe::mpi, and mpiexec");
+#else
+  const JobKind kind{"4", "gdat", "GDAT"};
+  const auto [ref, ref_keys] = reference_job(kind);
+  REQUIRE(ref_keys.size() == 1);
+  const OpatRun run = fresh_run("fault_kill_gdat");
+  // Killed while the search runs: the result file is there and says the job is not done.
+  if (!kill_worker_when(kind, run, [](const boost::json::object& r) {
+        return std::string(r.at("gdat_tuning_result").as_string()) == "tune tuning incomplete";
+      })) {
+    return;
+  }
+  const auto after = job_result(run.work(), "gdat", "GDAT");
+  REQUIRE(after.has_value());  // present and valid JSON
+  CHECK(std::string(after->at("gdat_tuning_result").as_string()) == "tune tuning incomplete");
+  const auto kept = records(run.bank());  // every record loads
+  CHECK(kept.empty());                    // the job's one record is written at its end
+
+  const auto done = finish(kind, run);
+  CHECK(std::string(done.at("gdat_tuning_result").as_string()) == "tuning successful");
+  // The search run again from the start finds what one process finds.
+  CHECK(boost::json::value(done.at("split_strategy")) ==
+        boost::json::value(ref.at("split_strategy")));
+  CHECK(records(run.bank()) == ref_keys);
 #endif
 }

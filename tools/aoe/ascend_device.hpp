@@ -12,8 +12,15 @@
 #include <aoe/jobs/opat/opat_job.hpp>
 #include <aoe/repo/knowledge_bank.hpp>
 
+#include <atomic>
 #include <filesystem>
+#include <functional>
 #include <iosfwd>
+#include <optional>
+
+#if defined(AOE_WITH_MPI)
+#include <boost/mpi/communicator.hpp>
+#endif
 
 namespace aoe_tool {
 
@@ -24,6 +31,9 @@ struct AscendDeviceOptions {
   /// AOE_ASCEND_KERNELS, and if that is unset too, none (Schedule is then tuned for no
   /// operator; Format and Impl still are).
   std::filesystem::path kernels{};
+  /// Under mpirun: the node-local rank (aoe::mpi::node_rank); the device is then
+  /// `device_id` + it (aoe::ascend::rank_device_options, docs/distributed.md#devices-per-rank).
+  std::optional<int> local_rank{};
 };
 
 /// Opens NPU `device.device_id` with the real AscendCL (one tuner per device: Errc::busy if
@@ -38,6 +48,30 @@ struct AscendDeviceOptions {
     const aoe::Graph& graph, aoe::KnowledgeBank& bank, aoe::OpatOptions options,
     const AscendDeviceOptions& device, const aoe::GetEnv& getenv, std::ostream& out,
     aoe::OpatJobResult* partial = nullptr);
+
+/// One OPAT tuning step on an open NPU (aoe::opat_step on its aoe::AscendBackend).
+using NpuStep = std::function<aoe::StepOutcome(
+    const aoe::OperatorDesc&, const aoe::OpatStepRequest&, const std::atomic<bool>*)>;
+
+/// Opens NPU `device.device_id` (+ `device.local_rank`) and the kernel catalogue as
+/// run_opat_on_ascend does, for a rank that runs the steps rank 0 hands out. `description`
+/// gets "Ascend device 1 (Ascend910B1, 24 AI Cores)". The errors of run_opat_on_ascend.
+[[nodiscard]] aoe::Result<NpuStep> open_npu_steps(const AscendDeviceOptions& device,
+                                                  const aoe::GetEnv& getenv,
+                                                  std::string& description);
+
+#if defined(AOE_WITH_MPI)
+/// `aoe --device=ascend` under mpirun, on every rank of `world` before the job (collective):
+/// each rank other than 0 opens its own NPU (ASCEND_DEVICE_ID + `local_rank`) into `npu`;
+/// rank 0 opens its own later, in run_opat_on_ascend. If any rank cannot, rank 0 writes one
+/// line per such rank to `err` ("aoe: --device=ascend: rank 2: ASCEND_DEVICE_ID=0 + node-local
+/// rank 2 = device 2: this machine has 2 Ascend device(s), ...") and every rank returns
+/// exit_device; otherwise exit_success, and rank 0 writes each rank's device to `out` when
+/// `verbose`.
+[[nodiscard]] int open_rank_npus(const boost::mpi::communicator& world, int local_rank,
+                                 const aoe::GetEnv& getenv, bool verbose, std::ostream& out,
+                                 std::ostream& err, NpuStep& npu);
+#endif
 
 }  // namespace aoe_tool
 

@@ -228,7 +228,7 @@ int check_job_flags(CommonOptions& opt, const GdatFlags& gdat, const aoe::Enviro
     return exit_usage;
 #endif
   }
-  if (opt.device != "simulator") {
+  if (opt.device != "simulator" && opt.device != "ascend") {  // ascend: checked above
     err << "aoe: --device=" << opt.device << ": expected simulator or ascend\n";
     return exit_usage;
   }

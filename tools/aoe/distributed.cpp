@@ -5,9 +5,13 @@
 #if defined(AOE_WITH_MPI)
 
 #include "model_input.hpp"
+#if defined(AOE_WITH_ASCEND)
+#include "ascend_device.hpp"
+#endif
 #include <aoe/graph/fusion.hpp>
 #include <aoe/jobs/simulator_backend.hpp>
 #include <aoe/mpi/job_executor.hpp>
+#include <aoe/mpi/node_rank.hpp>
 
 #include <boost/mpi/communicator.hpp>
 #include <boost/mpi/environment.hpp>
@@ -34,8 +38,15 @@ class Worker {
       throw aoe::Error(aoe::Errc::invalid_argument,
                        "operator " + std::to_string(q.op) + " is not in this rank's model");
     }
+#if defined(AOE_WITH_ASCEND)
+    if (npu) return npu(ops[q.op].op, q, stop_);  // --device=ascend: this rank's own NPU
+#endif
     return aoe::opat_step(backend_, ops[q.op].op, q, stop_);
   }
+
+#if defined(AOE_WITH_ASCEND)
+  NpuStep npu;  ///< --device=ascend: open_rank_npus
+#endif
 
   aoe::StepOutcome sgat(const aoe::SgatStepRequest& q) {
     const auto key = std::tuple{q.nonhomo_split, q.max_slices, q.min_kernels, q.max_kernels};
@@ -88,16 +99,17 @@ int run_ranks(const CommonOptions& common, const aoe::sim::Soc& soc, const Io& i
   const boost::mpi::communicator world;
   worker = world.rank() != 0;
   if (world.size() < 2) return job(io);
-  if (common.device == "ascend") {
-    // Every rank would need its own NPU runner (ASCEND_DEVICE_ID plus its node-local rank):
-    // not built yet. Decided on every rank alike, before any rank waits for another.
-    io.err << "aoe: --device=ascend with " << world.size()
-           << " MPI ranks: distributed tuning on NPUs is not available yet; run one aoe per "
-              "device, or use --device=simulator (docs/distributed.md)\n";
-    return exit_usage;
+  const aoe::mpi::NodeRank node = aoe::mpi::node_rank(world);  // collective
+  Worker w(common, soc, io.stop);
+#if defined(AOE_WITH_ASCEND)
+  if (common.device == "ascend") {  // each rank its own NPU: ASCEND_DEVICE_ID + node rank
+    const int opened =
+        open_rank_npus(world, node.rank, io.getenv != nullptr ? *io.getenv : aoe::process_getenv(),
+                       common.verbosity() >= 2, io.out, io.err, w.npu);
+    if (opened != exit_success) return opened;
   }
+#endif
   if (worker) {
-    Worker w(common, soc, io.stop);
     aoe::mpi::serve_jobs(world, {.opat = [&](const aoe::OpatStepRequest& q) { return w.opat(q); },
                                  .sgat = [&](const aoe::SgatStepRequest& q) { return w.sgat(q); },
                                  .gdat =
@@ -112,7 +124,7 @@ int run_ranks(const CommonOptions& common, const aoe::sim::Soc& soc, const Io& i
   int code = exit_success;
   {
     const aoe::mpi::JobExecutor executor(world);  // the workers serve until it is destroyed
-    const JobExecutors executors{executor.opat(), executor.sgat(), executor.gdat()};
+    const JobExecutors executors{executor.opat(), executor.sgat(), executor.gdat(), node.rank};
     Io rank0 = io;
     rank0.executors = &executors;
     if (common.verbosity() >= 2) {

@@ -20,6 +20,8 @@ struct JobExecutors {
   aoe::StepExecutor<aoe::OpatStepRequest, aoe::StepOutcome> opat;
   aoe::StepExecutor<aoe::SgatStepRequest, aoe::StepOutcome> sgat;
   aoe::StepExecutor<aoe::GdatMeasureRequest, std::vector<aoe::Measurement>> gdat;
+  /// Rank 0's node-local rank: `--device=ascend` opens ASCEND_DEVICE_ID plus it.
+  int local_rank = 0;
 };
 
 /// Runs `job` as one of the ranks of an MPI job (`mpirun`, `srun`): starts MPI; rank 0 runs

@@ -157,7 +157,9 @@ int run_opat_command(const CommonOptions& common, const OpatFlags& flags,
 #if defined(AOE_WITH_ASCEND)
     if (on_ascend) {
       if (io.getenv != nullptr) catalogue = (*io.getenv)("AOE_ASCEND_KERNELS").value_or("");
-      return run_opat_on_ascend(*graph, bank, o, {.device_id = env.ascend_device_id},
+      AscendDeviceOptions device{.device_id = env.ascend_device_id};
+      if (io.executors != nullptr) device.local_rank = io.executors->local_rank;  // mpirun
+      return run_opat_on_ascend(*graph, bank, o, device,
                                 io.getenv != nullptr ? *io.getenv : aoe::process_getenv(), io.out,
                                 &partial);
     }

@@ -19,6 +19,9 @@ namespace aoe {
 struct AscendOptions {
   /// The logical device; unset: ASCEND_DEVICE_ID (read through `getenv`, default 0).
   std::optional<int> device_id = std::nullopt;
+  /// Where `device_id` came from, for error messages (for instance "ASCEND_DEVICE_ID=1 +
+  /// node-local rank 2", set by aoe::ascend::rank_device_options); empty: the option itself.
+  std::string device_origin{};
   std::size_t warmup = 1;                   ///< untimed runs before the timed ones
   std::size_t repetitions = 5;              ///< timed runs, one event pair each (at least one)
   Statistic statistic = Statistic::median;  ///< how the samples become the value

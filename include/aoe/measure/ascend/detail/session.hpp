@@ -92,7 +92,9 @@ class Session {
       if (!env) return env.error();
       device = env->ascend_device_id;
     }
-    const std::string source = options.device_id
+    const std::string source = !options.device_origin.empty()
+                                   ? options.device_origin + " = device " + std::to_string(device)
+                               : options.device_id
                                    ? "AscendOptions::device_id=" + std::to_string(device)
                                    : "ASCEND_DEVICE_ID=" + std::to_string(device);
     if (device < 0) {
