@@ -7,6 +7,8 @@
 //
 //   gdat_bench [--models DIR] [--search NAME] [--level O1|O2] [--seed S] [--soc NAME]
 //              [--policies none|all]   (all: also every other search policy; minutes)
+//              [--evaluations N]       (the budget instead of the level's: N evaluations, N
+//                                       without improvement)
 #include <aoe/graph/loader.hpp>
 #include <aoe/jobs/gdat/backward_derivation.hpp>
 #include <aoe/jobs/gdat/gdat_job.hpp>
@@ -48,6 +50,7 @@ int main(int argc, char** argv) {
   std::string soc_name = "Ascend910A";
   std::string policies = "none";
   std::uint64_t seed = 0;
+  std::size_t evaluations = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
     const std::string v = argv[i + 1];
@@ -63,6 +66,8 @@ int main(int argc, char** argv) {
       soc_name = v;
     else if (a == "--policies")
       policies = v;
+    else if (a == "--evaluations")
+      evaluations = std::stoull(v);
     else {
       std::cerr << "gdat_bench: unknown option " << a << "\n";
       return 2;
@@ -90,6 +95,7 @@ int main(int argc, char** argv) {
     std::cerr << "gdat_bench: " << budget.error().message << "\n";
     return 2;
   }
+  if (evaluations > 0) *budget = {.evaluations = evaluations, .patience = evaluations};
   const fs::path scratch =
       fs::temp_directory_path() / ("aoe_gdat_bench_" + std::to_string(::getpid()));
 
