@@ -7,6 +7,10 @@
 //
 //   gdat_bench [--models DIR] [--search NAME] [--level O1|O2] [--seed S] [--soc NAME]
 //              [--policies none|all]   (all: also every other search policy; minutes)
+//              [--evaluations N]       (the budget instead of the level's: N evaluations, N
+//                                       without improvement)
+//              [--repeat_tune 1]       (then each case once more on the bank the job filled,
+//                                       REPEAT_TUNE, seed + 1: "repeat_*" fields)
 #include <aoe/graph/loader.hpp>
 #include <aoe/jobs/gdat/backward_derivation.hpp>
 #include <aoe/jobs/gdat/gdat_job.hpp>
@@ -48,6 +52,8 @@ int main(int argc, char** argv) {
   std::string soc_name = "Ascend910A";
   std::string policies = "none";
   std::uint64_t seed = 0;
+  std::size_t evaluations = 0;
+  bool repeat_tune = false;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
     const std::string v = argv[i + 1];
@@ -63,6 +69,10 @@ int main(int argc, char** argv) {
       soc_name = v;
     else if (a == "--policies")
       policies = v;
+    else if (a == "--evaluations")
+      evaluations = std::stoull(v);
+    else if (a == "--repeat_tune")
+      repeat_tune = v == "1";
     else {
       std::cerr << "gdat_bench: unknown option " << a << "\n";
       return 2;
@@ -90,18 +100,23 @@ int main(int argc, char** argv) {
     std::cerr << "gdat_bench: " << budget.error().message << "\n";
     return 2;
   }
+  if (evaluations > 0) *budget = {.evaluations = evaluations, .patience = evaluations};
   const fs::path scratch =
       fs::temp_directory_path() / ("aoe_gdat_bench_" + std::to_string(::getpid()));
 
-  // One job from an empty bank; its wall time in `wall`.
+  // One job from an empty bank (`again`: REPEAT_TUNE on the bank as the last job left it,
+  // seed + 1); its wall time in `wall`.
   const auto job = [&](const aoe::gdat::GradientProfile& p, const aoe::gdat::Cluster& c,
-                       const std::string& policy, double& wall) {
-    fs::remove_all(scratch);
+                       const std::string& policy, double& wall, bool again = false) {
+    if (!again) fs::remove_all(scratch);
     aoe::gdat::GradientFusionBank bank(scratch / "bank", soc_name);
     const auto t0 = std::chrono::steady_clock::now();
-    auto r = aoe::run_gdat(
-        p, c, bank,
-        {.search = policy, .budget = *budget, .seed = seed, .result_dir = scratch / "work"});
+    auto r = aoe::run_gdat(p, c, bank,
+                           {.search = policy,
+                            .budget = *budget,
+                            .seed = seed + (again ? 1 : 0),
+                            .repeat_tune = again,
+                            .result_dir = scratch / "work"});
     wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return r;
   };
@@ -160,6 +175,23 @@ int main(int argc, char** argv) {
       o["job_wall_seconds"] = wall;
       o["never_worse_than_default"] = rep.result->seconds <= rep.baseline.seconds;
       o["within_1_percent_of_optimum"] = rep.result->seconds <= 1.01 * rep.optimum.seconds;
+      if (repeat_tune) {
+        double w = 0;
+        auto again = job(*profile, cluster, search, w, true);
+        if (!again) {
+          std::cerr << "gdat_bench: " << name << " (REPEAT_TUNE): " << again.error().message
+                    << "\n";
+          status = 1;
+          continue;
+        }
+        const auto& q = again->report;
+        o["repeat_tuned_ms"] = q.result->seconds * 1e3;
+        o["repeat_gap_to_optimum"] = q.gap(q.result->seconds);
+        o["repeat_search_best_gap_to_optimum"] =
+            q.search_best ? q.gap(q.search_best->seconds) : -1.0;
+        o["repeat_outcome"] = q.outcome ? std::string(aoe::to_string(*q.outcome)) : "";
+        o["repeat_evaluations"] = static_cast<std::int64_t>(q.evaluations);
+      }
       if (policies == "all") {
         boost::json::array others;
         for (const auto policy : aoe::search_names()) {

@@ -10,11 +10,14 @@
 #include <boost/json/parse.hpp>
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <span>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace fs = std::filesystem;
 using aoe::gdat::Cluster;
@@ -288,4 +291,54 @@ TEST_CASE("gdat job: an interrupted job leaves a valid result file saying so") {
   CHECK_FALSE(g.contains("model_result_performance(ms)"));
   CHECK(g.at("repo_summary").as_object().at("total_num").as_int64() == 0);
   CHECK(f.bank.records()->empty());
+}
+
+TEST_CASE(
+    "gdat job: the bank's split and the default are the search's first points, measured once") {
+  // BERT-base on 64 devices: a stored split that is the optimum, REPEAT_TUNE with a budget far
+  // too small to find it by chance. Starting from it, the search's best is at least as fast; the
+  // stored and the default splits are never measured again (their times are known).
+  Fixture f;
+  const GradientProfile p = model_profile("bert_base");
+  const Cluster c{.devices = 64};
+  const aoe::gdat::IterationModel model(p, c);
+  const auto optimum = aoe::gdat::optimal_split(model, aoe::gdat::max_split_segments).split;
+  REQUIRE(optimum.segments() > 1);
+  aoe::gdat::GradientFusionRecord r;
+  r.model_hash = p.hash();
+  r.cluster = aoe::gdat_cluster_key(c, aoe::gdat::max_split_segments);
+  r.model_name = p.name;
+  r.split = optimum;
+  r.by_size = optimum.size_percentages(p);
+  r.iteration_seconds = model.seconds(optimum);
+  r.default_seconds = model.seconds(aoe::gdat::default_split(p));
+  REQUIRE(f.bank.store(r).has_value());
+
+  const aoe::gdat::SplitSpace space(model.gradients(), aoe::gdat::max_split_segments);
+  std::vector<aoe::Configuration> measured;
+  auto o = f.options();
+  o.repeat_tune = true;
+  o.budget = {.evaluations = 16, .patience = 16};
+  o.executor.ranks = 2;
+  o.executor.run =
+      [&](std::span<const aoe::GdatMeasureRequest> requests, std::span<const double>,
+          const aoe::StepFunction<aoe::GdatMeasureRequest, std::vector<aoe::Measurement>>& local) {
+        std::vector<aoe::Result<std::vector<aoe::Measurement>>> out;
+        for (const auto& q : requests) {
+          measured.insert(measured.end(), q.batch.begin(), q.batch.end());
+          out.emplace_back(local(q));
+        }
+        return out;
+      };
+  const auto job = aoe::run_gdat(p, c, f.bank, o);
+  REQUIRE(job.has_value());
+  const auto& rep = job->report;
+  REQUIRE(rep.search_best.has_value());
+  CHECK(rep.search_best->seconds <= r.iteration_seconds * (1 + 1e-12));
+  CHECK(rep.outcome == aoe::GdatOutcome::reserved);
+  CHECK(!measured.empty());
+  for (const auto& known : {space.encode(optimum), space.encode(rep.baseline.split)}) {
+    CHECK(std::count(measured.begin(), measured.end(), known) == 0);
+  }
+  CHECK(measured.size() + 2 <= rep.evaluations);
 }

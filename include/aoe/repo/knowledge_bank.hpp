@@ -283,14 +283,17 @@ class KnowledgeBank {
       return it == c.end() ? std::nullopt : std::optional<double>(it->second.value);
     }
     void put(Contents& c, const Record& r) const { c[entry] = r; }
+    [[nodiscard]] std::string key(const Record& /*r*/) const { return entry; }
     [[nodiscard]] static double time(const Record& r) { return r.value; }
     [[nodiscard]] static std::string name(const Record& r) { return r.key.problem; }
 
     /// The entries of a bank file; records whose time is not a positive finite number are left
-    /// out and named in `skipped`.
+    /// out and kept in `skipped`.
     [[nodiscard]] Result<Contents> parse(std::string bytes, const std::filesystem::path& file,
-                                         std::vector<std::string>& skipped) const;
+                                         std::vector<detail::SkippedRecord>& skipped) const;
+    /// The file's text: `entries` and the `skipped` records, by entry name.
     [[nodiscard]] Result<std::string> text(const Contents& entries,
+                                           std::span<const detail::SkippedRecord> skipped,
                                            const std::filesystem::path& file) const;
   };
 
@@ -313,7 +316,8 @@ class KnowledgeBank {
 };
 
 inline Result<detail::BankEntries> KnowledgeBank::Slot::parse(
-    std::string bytes, const std::filesystem::path& file, std::vector<std::string>& skipped) const {
+    std::string bytes, const std::filesystem::path& file,
+    std::vector<detail::SkippedRecord>& skipped) const {
   detail::BankEntries out;
   const auto corrupt = [&](const std::string& where, const std::string& what) {
     return detail::corrupt_bank_file(bank, file.string() + ": " + where, what);
@@ -335,8 +339,9 @@ inline Result<detail::BankEntries> KnowledgeBank::Slot::parse(
   if (entries == nullptr || !entries->is_object()) {
     return corrupt("/entries", "expected an object");
   }
+  std::size_t at = 0;
   for (const auto& [k, v] : entries->as_object()) {
-    const std::string ptr = "/entries/" + std::string(k);
+    const std::string ptr = "/entries/" + detail::pointer_token(k);
     const auto* e = v.if_object();
     if (e == nullptr) return corrupt(ptr, "expected an object");
     Record r;
@@ -347,7 +352,8 @@ inline Result<detail::BankEntries> KnowledgeBank::Slot::parse(
     }
     for (const auto& [name, value] : knowledge->as_object()) {
       auto val = detail::value_from_json(value);
-      if (!val) return corrupt(ptr + "/knowledge/" + std::string(name), "expected a scalar");
+      if (!val)
+        return corrupt(ptr + "/knowledge/" + detail::pointer_token(name), "expected a scalar");
       r.configuration.push_back({std::string(name), std::move(*val)});
     }
     const auto* value = e->if_contains("value");
@@ -356,16 +362,18 @@ inline Result<detail::BankEntries> KnowledgeBank::Slot::parse(
     }
     r.value = value->to_number<double>();
     if (!detail::storable_time(r.value)) {
-      skipped.push_back("'" + std::string(k) + "'");
+      skipped.push_back({"'" + std::string(k) + "'", std::string(k), at++, v});
       continue;
     }
     detail::read_provenance(*e, r.provenance);
     out.emplace(std::string(k), std::move(r));
+    ++at;
   }
   return out;
 }
 
 inline Result<std::string> KnowledgeBank::Slot::text(const detail::BankEntries& entries,
+                                                     std::span<const detail::SkippedRecord> skipped,
                                                      const std::filesystem::path& file) const {
   boost::json::object root;
   root["schema_version"] = knowledge_bank_schema_version;
@@ -378,7 +386,9 @@ inline Result<std::string> KnowledgeBank::Slot::text(const detail::BankEntries& 
     root["core_type"] = "AiCore";
     root["knowledge_kind"] = std::string(to_string(kind));
   }
-  boost::json::object& out = root["entries"].emplace_object();
+  // By entry name, the skipped records among them.
+  std::map<std::string, boost::json::value> all;
+  for (const auto& s : skipped) all.emplace(s.key, s.json);
   for (const auto& [k, r] : entries) {
     boost::json::object e;
     boost::json::object knowledge;
@@ -387,8 +397,10 @@ inline Result<std::string> KnowledgeBank::Slot::text(const detail::BankEntries& 
     e["cost_time(us)"] = r.value * 1e6;
     e["value"] = r.value;
     e["provenance"] = detail::provenance_json(r.provenance, tool);
-    out[k] = std::move(e);
+    all.insert_or_assign(k, std::move(e));
   }
+  boost::json::object& out = root["entries"].emplace_object();
+  for (auto& [k, e] : all) out[k] = std::move(e);
   return aoe::detail::serialize_json(root, file.string());
 }
 

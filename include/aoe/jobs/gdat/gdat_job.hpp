@@ -12,6 +12,7 @@
 #include "aoe/core/random.hpp"
 #include "aoe/core/stop_conditions.hpp"
 #include "aoe/core/tuner.hpp"
+#include "aoe/jobs/detail/transfer.hpp"
 #include "aoe/jobs/gdat/cluster.hpp"
 #include "aoe/jobs/gdat/gdat_report.hpp"
 #include "aoe/jobs/gdat/gradient_fusion_bank.hpp"
@@ -28,6 +29,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -59,9 +61,11 @@ using GdatBudget = JobBudget;
                            {.evaluations = 40000, .patience = 12000});
 }
 
-/// The search policy GDAT uses for `name`: `make_search(name)`.
-[[nodiscard]] inline Result<AnySearch> make_gdat_search(std::string_view name) {
-  return make_search(name);
+/// The search policy GDAT uses for `name`: `make_search(name, start)`; `start.initial` are
+/// measured first.
+[[nodiscard]] inline Result<AnySearch> make_gdat_search(std::string_view name,
+                                                        const SearchStart& start = {}) {
+  return make_search(name, start);
 }
 
 /// What measuring GDAT's splits needs wherever it runs: the model on the cluster, at most
@@ -239,9 +243,11 @@ struct GdatTask {
 };
 
 /// The split search (the tuning step, then cuts that do not shorten the step dropped), or
-/// the single split when only one exists. Returns false when interrupted (`rep.search_best`
-/// holds what was found).
-[[nodiscard]] inline bool gdat_search(const GdatTask& task, AnySearch search,
+/// the single split when only one exists. The search starts from what is known: the bank's
+/// split (`stored`, on REPEAT_TUNE) and the default split are its first points, with the times
+/// the job measured already (never measured again). Returns false when interrupted
+/// (`rep.search_best` holds what was found).
+[[nodiscard]] inline bool gdat_search(const GdatTask& task, const std::optional<GdatSplit>& stored,
                                       const GdatOptions& options, GdatReport& rep,
                                       std::optional<GdatSplit>& best) {
   const std::size_t n = task.model.gradients();
@@ -252,10 +258,24 @@ struct GdatTask {
     rep.evaluations = 1;
     return true;
   }
+  SearchStart start;
+  std::vector<std::pair<Configuration, Measurement>> known;
+  const GdatSplit* const first[] = {stored ? &*stored : nullptr, &rep.baseline};
+  for (const GdatSplit* s : first) {
+    if (s == nullptr || !s->split.valid_for(n, options.max_segments)) continue;
+    Configuration c = space.encode(s->split);
+    if (std::find(start.initial.begin(), start.initial.end(), c) != start.initial.end()) continue;
+    start.initial.push_back(c);
+    known.emplace_back(std::move(c), Measurement::success(s->seconds));
+  }
+  auto search = make_gdat_search(options.search, start);
+  if (!search) throw Error(Errc::invalid_argument, search.error().message);  // checked by run_gdat
   // The tuning step (job_skeleton.hpp): an executor may run it elsewhere.
   const TuningResult r =
-      tune_step(space.space(), std::move(search),
-                GdatMeasure(gdat::SplitMeasure(task.model, space), options, task.context),
+      tune_step(space.space(), std::move(*search),
+                KnownMeasure<GdatMeasure>(
+                    GdatMeasure(gdat::SplitMeasure(task.model, space), options, task.context),
+                    std::move(known)),
                 derive_seed(options.seed, fnv1a(rep.model_hash + task.cluster_key)),
                 StepLimits{options.budget, options.batch_size, options.stop, &options.on_progress});
   rep.evaluations = r.history.size();
@@ -318,8 +338,7 @@ inline void gdat_describe(const GdatTask& task, const gdat::Cluster& cluster,
                                                     const GdatOptions& options,
                                                     GdatJobResult* partial = nullptr) {
   if (auto ok = detail::gdat_check(profile, cluster, options); !ok) return ok.error();
-  auto search = make_gdat_search(options.search);
-  if (!search) return search.error();
+  if (auto search = make_gdat_search(options.search); !search) return search.error();
   GdatJobResult job;
   GdatReport& rep = job.report;
   auto frame = JobFrame<GdatReport>::start(rep, profile.name, options.result_dir, "gdat");
@@ -347,7 +366,7 @@ inline void gdat_describe(const GdatTask& task, const gdat::Cluster& cluster,
         std::tuple{*stored, "bank", GdatOutcome::hit};
   } else {
     std::optional<GdatSplit> best;
-    if (!detail::gdat_search(task, std::move(*search), options, rep, best)) {
+    if (!detail::gdat_search(task, stored, options, rep, best)) {
       if (auto ok = frame->finish(true, true, job, partial); !ok) return ok.error();
     }
     if (!best) best = task.summary(gdat::SplitStrategy{{model.gradients() - 1}});  // no budget

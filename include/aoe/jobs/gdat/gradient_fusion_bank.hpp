@@ -46,6 +46,7 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <span>
 #include <sstream>
 #include <string>
 #include <system_error>
@@ -86,14 +87,12 @@ struct GradientFusionRecord {
   return o;
 }
 
-/// The contents of a gradient-fusion bank file.
+/// The contents of a gradient-fusion bank file (the entries skipped for their time are the
+/// store core's, aoe::detail::SkippedRecord).
 struct GradientFusionContents {
-  boost::json::array raw;                     ///< every entry, ours and others'
+  boost::json::array raw;                     ///< every other entry, ours and AOE's
   std::vector<GradientFusionRecord> records;  ///< ours
   std::vector<std::size_t> positions;         ///< of each record in `raw`
-  /// "<hash>\n<cluster>" and position of our entries skipped for their time (a store of the
-  /// same key replaces them).
-  std::vector<std::pair<std::string, std::size_t>> unusable;
 };
 
 /// The gradient-fusion bank file format (aoe::detail::BankStore's Format): a JSON array of
@@ -102,10 +101,10 @@ struct GradientFusionFile : aoe::detail::BankFormat<GradientFusionContents, Grad
   static constexpr std::string_view bank = "gradient-fusion bank";
   static constexpr std::string_view quantity = "iteration time";
 
-  /// The file's entries; ours whose iteration time is not a positive finite number are kept in
-  /// `raw` but not in `records`, and named in `skipped`.
+  /// The file's entries; ours whose iteration time is not a positive finite number are left out
+  /// and kept in `skipped`.
   [[nodiscard]] Result<Contents> parse(std::string bytes, const std::filesystem::path& file,
-                                       std::vector<std::string>& skipped) const;
+                                       std::vector<aoe::detail::SkippedRecord>& skipped) const;
   [[nodiscard]] static std::optional<double> stored(const Contents& c, const Record& r) {
     for (const auto& s : c.records) {
       if (s.model_hash == r.model_hash && s.cluster == r.cluster) return s.iteration_seconds;
@@ -116,27 +115,33 @@ struct GradientFusionFile : aoe::detail::BankFormat<GradientFusionContents, Grad
   [[nodiscard]] static bool faster(double candidate, double stored) {
     return gdat::faster(candidate, stored);
   }
+  /// Replaces the record of `record`'s key (in `records` and in `raw`) or adds it.
   void put(Contents& c, const Record& record) const {
-    std::optional<std::size_t> at;
-    for (std::size_t i = 0; i < c.records.size() && !at; ++i) {
-      const auto& r = c.records[i];
-      if (r.model_hash == record.model_hash && r.cluster == record.cluster) at = c.positions[i];
+    for (std::size_t i = 0; i < c.records.size(); ++i) {
+      auto& r = c.records[i];
+      if (r.model_hash == record.model_hash && r.cluster == record.cluster) {
+        c.raw[c.positions[i]] = to_json(record);
+        r = record;
+        return;
+      }
     }
-    for (const auto& [key, position] : c.unusable) {
-      if (!at && key == record.model_hash + "\n" + record.cluster) at = position;
-    }
-    boost::json::value entry = to_json(record);
-    if (at) {
-      c.raw[*at] = std::move(entry);
-    } else {
-      c.raw.push_back(std::move(entry));
-    }
+    c.positions.push_back(c.raw.size());
+    c.raw.push_back(to_json(record));
+    c.records.push_back(record);
   }
   [[nodiscard]] static double time(const Record& r) { return r.iteration_seconds; }
   [[nodiscard]] static std::string name(const Record& r) { return r.model_hash; }
+  [[nodiscard]] static std::string key(const Record& r) { return r.model_hash + "\n" + r.cluster; }
+  /// The file's text: `raw` with the `skipped` entries in their places.
   [[nodiscard]] static Result<std::string> text(const Contents& c,
+                                                std::span<const aoe::detail::SkippedRecord> skipped,
                                                 const std::filesystem::path& file) {
-    auto text = aoe::detail::serialize_json(c.raw, file.string());
+    boost::json::array all;
+    all.reserve(c.raw.size() + skipped.size());
+    aoe::detail::in_file_order(
+        c.raw.size(), skipped, [&](std::size_t i) { all.push_back(c.raw[i]); },
+        [&](const aoe::detail::SkippedRecord& s) { all.push_back(s.json); });
+    auto text = aoe::detail::serialize_json(all, file.string());
     if (!text) return text.error();
     return *text + "\n";
   }
@@ -225,7 +230,8 @@ class GradientFusionBank {
 };
 
 inline Result<GradientFusionFile::Contents> GradientFusionFile::parse(
-    std::string bytes, const std::filesystem::path& file, std::vector<std::string>& skipped) const {
+    std::string bytes, const std::filesystem::path& file,
+    std::vector<aoe::detail::SkippedRecord>& skipped) const {
   Contents out;
   const auto corrupt = [&](const std::string& where, const std::string& what) {
     return aoe::detail::corrupt_bank_file(bank, file.string() + ": " + where, what);
@@ -255,17 +261,20 @@ inline Result<GradientFusionFile::Contents> GradientFusionFile::parse(
   if (!parsed) return parsed.error();
   boost::json::value root = std::move(*parsed);
   if (!root.is_array()) return corrupt("/", "expected a JSON array of entries");
-  out.raw = std::move(root.as_array());
-  for (std::size_t i = 0; i < out.raw.size(); ++i) {
+  const boost::json::array entries = std::move(root.as_array());
+  for (std::size_t i = 0; i < entries.size(); ++i) {
     const std::string ptr = "/" + std::to_string(i);
-    const auto* e = out.raw[i].if_object();
+    const auto* e = entries[i].if_object();
     if (e == nullptr) return corrupt(ptr, "expected an entry object");
     const auto* hash = e->if_contains("modelhash");
     if (hash == nullptr || !hash->is_string()) {
       return corrupt(ptr + "/modelhash", "expected the model hash as a string");
     }
     const auto* ours = e->if_contains("openaoe");
-    if (ours == nullptr) continue;  // AOE's own entry: kept, not used
+    if (ours == nullptr) {  // AOE's own entry: kept, not used
+      out.raw.push_back(entries[i]);
+      continue;
+    }
     const auto* o = ours->if_object();
     if (o == nullptr) return corrupt(ptr + "/openaoe", "expected an object");
     const auto* version = o->if_contains("schema_version");
@@ -299,8 +308,7 @@ inline Result<GradientFusionFile::Contents> GradientFusionFile::parse(
     if (!it) return it.error();
     r.iteration_seconds = *it / 1e3;
     if (!aoe::detail::storable_time(r.iteration_seconds)) {
-      skipped.push_back("'" + r.model_hash + "' on '" + r.cluster + "'");
-      out.unusable.emplace_back(r.model_hash + "\n" + r.cluster, i);
+      skipped.push_back({"'" + r.model_hash + "' on '" + r.cluster + "'", key(r), i, entries[i]});
       continue;
     }
     auto dt = number(*o, "default_iteration_time(ms)", ptr + "/openaoe");
@@ -341,7 +349,8 @@ inline Result<GradientFusionFile::Contents> GradientFusionFile::parse(
     }
     aoe::detail::read_provenance(*o, r.provenance);
     out.records.push_back(std::move(r));
-    out.positions.push_back(i);
+    out.positions.push_back(out.raw.size());
+    out.raw.push_back(entries[i]);
   }
   return out;
 }

@@ -42,6 +42,7 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <span>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -80,9 +81,9 @@ struct GraphBankFile : detail::BankFormat<std::vector<GraphBankRecord>, GraphBan
   static constexpr std::string_view quantity = "value";
 
   /// The records of a file's text; those whose time is not a positive finite number are left
-  /// out and named in `skipped`.
+  /// out and kept in `skipped`.
   [[nodiscard]] Result<Contents> parse(std::string bytes, const std::filesystem::path& file,
-                                       std::vector<std::string>& skipped) const;
+                                       std::vector<detail::SkippedRecord>& skipped) const;
   /// Another subgraph under the same 64-bit key (a collision) keeps its own line.
   [[nodiscard]] static std::optional<double> stored(const Contents& c, const Record& r) {
     for (const auto& s : c) {
@@ -101,6 +102,7 @@ struct GraphBankFile : detail::BankFormat<std::vector<GraphBankRecord>, GraphBan
   }
   [[nodiscard]] static double time(const Record& r) { return r.value; }
   [[nodiscard]] static std::string name(const Record& r) { return r.repo_key; }
+  [[nodiscard]] static std::string key(const Record& r) { return r.repo_key + "\n" + r.signature; }
 
   /// A record as its JSON line (without the newline); `where` names it in an error (a number
   /// that is not finite).
@@ -119,16 +121,28 @@ struct GraphBankFile : detail::BankFormat<std::vector<GraphBankRecord>, GraphBan
     o["provenance"] = detail::provenance_json(r.provenance, tool);
     return detail::serialize_json(o, where);
   }
+  /// The file's text: the version line, then `records` with the `skipped` ones in their places.
   [[nodiscard]] Result<std::string> text(const Contents& records,
+                                         std::span<const detail::SkippedRecord> skipped,
                                          const std::filesystem::path& file) const {
     std::string text = "{\"version\": \"";
     text += graph_bank_version;
     text += "\"}\n";
-    for (std::size_t i = 0; i < records.size(); ++i) {
-      auto l = line(records[i], file.string() + ":" + std::to_string(i + 2));
-      if (!l) return l.error();
-      text += *l + "\n";
-    }
+    std::optional<ErrorInfo> error;
+    std::size_t number = 1;
+    const auto add = [&](Result<std::string> l) {
+      if (!l && !error) error = l.error();
+      if (l) text += *l + "\n";
+    };
+    detail::in_file_order(
+        records.size(), skipped,
+        [&](std::size_t i) {
+          add(line(records[i], file.string() + ":" + std::to_string(++number)));
+        },
+        [&](const detail::SkippedRecord& s) {
+          add(detail::serialize_json(s.json, file.string() + ":" + std::to_string(++number)));
+        });
+    if (error) return *error;
     return text;
   }
 };
@@ -203,7 +217,8 @@ class GraphBank {
 };
 
 inline Result<std::vector<GraphBankRecord>> GraphBankFile::parse(
-    std::string bytes, const std::filesystem::path& file, std::vector<std::string>& skipped) const {
+    std::string bytes, const std::filesystem::path& file,
+    std::vector<detail::SkippedRecord>& skipped) const {
   std::vector<GraphBankRecord> out;
   std::istringstream in(std::move(bytes));
   std::string line;
@@ -262,7 +277,7 @@ inline Result<std::vector<GraphBankRecord>> GraphBankFile::parse(
     }
     for (const auto& [name, value] : knowledge->as_object()) {
       auto val = detail::value_from_json(value);
-      if (!val) return corrupt("/knowledge/" + std::string(name), "expected a scalar");
+      if (!val) return corrupt("/knowledge/" + detail::pointer_token(name), "expected a scalar");
       r.knowledge.push_back({std::string(name), std::move(*val)});
     }
     const auto* value = o->if_contains("value");
@@ -271,7 +286,7 @@ inline Result<std::vector<GraphBankRecord>> GraphBankFile::parse(
     }
     r.value = value->to_number<double>();
     if (!detail::storable_time(r.value)) {
-      skipped.push_back("'" + r.repo_key + "'");
+      skipped.push_back({"'" + r.repo_key + "'", key(r), out.size() + skipped.size(), v});
       continue;
     }
     for (const char* key : {"feature", "strategy"}) {

@@ -1,21 +1,30 @@
 // The storage core of every on-disk bank (the operator knowledge bank, the SGAT graph bank, the
 // GDAT gradient-fusion bank), written once: reading a bank file (absent: empty; unreadable,
 // corrupt or of another version: an error naming the file, the file left as it is), the records
-// skipped on load for their time (one warning each), the store (a time that is not a positive
-// finite number refused; the file lock, waited for up to TUNE_BANK_LOCK_TIMEOUT; the file re-read
-// under it; `kept` when the stored record is as fast; otherwise `added` or `updated` and the
-// file rewritten through aoe::write_file_atomically) and the check before a job. A bank says only
-// what differs: its file format and how its records are found and compared, in a Format that
-// derives from BankFormat<Contents, Record> (the types, the tool written into each provenance,
-// "faster" as a plain comparison) and adds:
+// skipped on load for their time (one warning each; kept in the file, see below), the store (a
+// time that is not a positive finite number refused; the file lock, waited for up to
+// TUNE_BANK_LOCK_TIMEOUT; the file re-read under it; `kept` when the stored record is as fast;
+// otherwise `added` or `updated` and the file rewritten through aoe::write_file_atomically) and
+// the check before a job.
+//
+// A record skipped on load (its time is not a positive finite number: another version of the
+// tool or another user wrote it) is not used, but a store never drops it: it is written back as
+// it was read, in its place, until a store of the same key replaces it. A user's bank file loses
+// nothing that someone else wrote.
+//
+// A bank says only what differs: its file format and how its records are found and compared, in
+// a Format that derives from BankFormat<Contents, Record> (the types, the tool written into each
+// provenance, "faster" as a plain comparison) and adds:
 //
 //   static constexpr std::string_view bank = "graph bank";  // in messages
 //   static constexpr std::string_view quantity = "value";   // "its <quantity> is not ..."
-//   Result<Contents> parse(std::string text, const path& file, std::vector<std::string>&
-//                          skipped) const;  // skipped: how each skipped record is named
+//   Result<Contents> parse(std::string text, const path& file,
+//                          std::vector<SkippedRecord>& skipped) const;  // in file order
 //   std::optional<double> stored(const Contents&, const Record&) const;  // the stored time
 //   void put(Contents&, const Record&) const;            // add or replace the record
-//   Result<std::string> text(const Contents&, const path& file) const;
+//   std::string key(const Record&) const;                // the key a SkippedRecord names
+//   Result<std::string> text(const Contents&, std::span<const SkippedRecord> skipped,
+//                            const path& file) const;    // the skipped ones in their places
 //   double time(const Record&) const;  std::string name(const Record&) const;
 #ifndef AOE_REPO_DETAIL_BANK_STORE_HPP
 #define AOE_REPO_DETAIL_BANK_STORE_HPP
@@ -29,7 +38,10 @@
 #include "aoe/repo/record.hpp"
 
 #include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -37,6 +49,7 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -75,6 +88,32 @@ namespace aoe::detail {
                                              "(repair it or move it away to start a new bank)");
   }
   return parsed;
+}
+
+/// A record of a bank file skipped on load (its time is not a positive finite number): not
+/// used, but written back as it was read, in its place, until a store of `key` replaces it.
+struct SkippedRecord {
+  std::string name;         ///< how the warning names it ("'<key>'")
+  std::string key;          ///< Format::key of the record that would replace it
+  std::size_t at = 0;       ///< its index among the file's records (used and skipped)
+  boost::json::value json;  ///< as read
+};
+
+/// Calls `record(i)` for each of `count` records (in order) and `skipped_record(s)` for each of
+/// `skipped` (in file order), each skipped record at its index `at` of the whole sequence: the
+/// file order of a bank file whose records are a sequence (the graph bank's lines, the
+/// gradient-fusion bank's array).
+template <class OnRecord, class OnSkipped>
+void in_file_order(std::size_t count, std::span<const SkippedRecord> skipped, OnRecord&& record,
+                   OnSkipped&& skipped_record) {
+  std::size_t r = 0;
+  std::size_t written = 0;
+  for (const auto& s : skipped) {
+    for (; r < count && written < s.at; ++r, ++written) record(r);
+    skipped_record(s);
+    ++written;
+  }
+  for (; r < count; ++r) record(r);
 }
 
 /// What every bank file format (BankStore's Format) starts from: its contents and record types,
@@ -158,29 +197,15 @@ class BankStore {
   /// The contents of `file`, read now; records skipped for their time are warned about once.
   [[nodiscard]] Result<Contents> load(const std::filesystem::path& file,
                                       const Format& format) const {
-    std::error_code ec;
-    if (!std::filesystem::exists(file, ec)) {
-      if (!ec) return Contents{};
-      return make_error(Errc::io_error, std::string(Format::bank) + ": cannot read " +
-                                            file.string() + ": " + ec.message());
-    }
-    auto text = aoe::detail::read_input_file(file, doc_);
-    if (!text)
-      return ErrorInfo(text.error().code, std::string(Format::bank) + ": " + text.error().message);
-    std::vector<std::string> skipped;
-    auto contents = format.parse(std::move(*text), file, skipped);
-    for (const auto& name : skipped) {
-      warn_once(file.string() + "\n" + name,
-                std::string(Format::bank) + ": " + file.string() + ": skipping the record of " +
-                    name + ": its " + std::string(Format::quantity) +
-                    " is not a positive finite time (it will be tuned again)");
-    }
-    return contents;
+    auto file_read = read(file, format);
+    if (!file_read) return file_read.error();
+    return std::move(file_read->contents);
   }
 
   /// Stores `record` in `file`: `added` when it is new, `updated` when it is faster than the
   /// stored one (or `replace`), otherwise `kept` and nothing is written. Under the file's lock
-  /// the file is re-read, so records written meanwhile by another process are kept.
+  /// the file is re-read, so records written meanwhile by another process are kept, and so are
+  /// the records skipped on load, but the one of `record`'s key, which `record` replaces.
   Result<StoreOutcome> store(const std::filesystem::path& file, const Format& format,
                              const Record& record, bool replace = false) {
     if (!storable_time(format.time(record))) {
@@ -189,21 +214,24 @@ class BankStore {
     std::lock_guard guard(state_->mutex);
     auto lock = lock_bank_file(file, std::string(Format::bank), access_);
     if (!lock) return lock.error();
-    auto contents = load(file, format);
-    if (!contents) return contents.error();
+    auto file_read = read(file, format);
+    if (!file_read) return file_read.error();
+    Contents& contents = file_read->contents;
     StoreOutcome outcome = StoreOutcome::added;
-    if (const auto old = format.stored(*contents, record)) {
+    if (const auto old = format.stored(contents, record)) {
       if (!replace && !format.faster(format.time(record), *old)) {
-        state_->cache[file] = std::move(*contents);
+        state_->cache[file] = std::move(contents);
         return StoreOutcome::kept;
       }
       outcome = StoreOutcome::updated;
     }
-    format.put(*contents, record);
-    auto text = format.text(*contents, file);
+    std::erase_if(file_read->skipped,
+                  [&](const SkippedRecord& s) { return s.key == format.key(record); });
+    format.put(contents, record);
+    auto text = format.text(contents, std::span<const SkippedRecord>(file_read->skipped), file);
     if (!text) return text.error();
     if (auto ok = write_file_atomically(file, *text, durable_); !ok) return ok.error();
-    state_->cache[file] = std::move(*contents);
+    state_->cache[file] = std::move(contents);
     return outcome;
   }
 
@@ -232,6 +260,38 @@ class BankStore {
   }
 
  private:
+  /// A file as read: the records used and those skipped for their time.
+  struct FileRead {
+    Contents contents;
+    std::vector<SkippedRecord> skipped;
+  };
+
+  /// `file` read now; records skipped for their time are warned about once.
+  [[nodiscard]] Result<FileRead> read(const std::filesystem::path& file,
+                                      const Format& format) const {
+    std::error_code ec;
+    if (!std::filesystem::exists(file, ec)) {
+      if (!ec) return FileRead{};
+      return make_error(Errc::io_error, std::string(Format::bank) + ": cannot read " +
+                                            file.string() + ": " + ec.message());
+    }
+    auto text = aoe::detail::read_input_file(file, doc_);
+    if (!text)
+      return ErrorInfo(text.error().code, std::string(Format::bank) + ": " + text.error().message);
+    FileRead out;
+    auto contents = format.parse(std::move(*text), file, out.skipped);
+    if (!contents) return contents.error();
+    for (const auto& s : out.skipped) {
+      warn_once(file.string() + "\n" + s.name,
+                std::string(Format::bank) + ": " + file.string() + ": skipping the record of " +
+                    s.name + ": its " + std::string(Format::quantity) +
+                    " is not a positive finite time (it will be tuned again; the record stays in "
+                    "the file until then)");
+    }
+    out.contents = std::move(*contents);
+    return out;
+  }
+
   struct State {
     std::mutex mutex;
     std::map<std::filesystem::path, Contents> cache;
