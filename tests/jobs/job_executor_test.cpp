@@ -205,6 +205,9 @@ TEST_CASE("opat, sgat, gdat: a record stored by another process meanwhile is kep
     REQUIRE(b.has_value());
     CHECK(b->report.count(aoe::SgatOutcome::add) == 0);
     CHECK(b->report.count(aoe::SgatOutcome::update) == 0);
+    // The first wave's subgraphs beat the default, but the other process's records were kept:
+    // reserved (the bank's entry kept), not unsatisfied (nothing better than the default).
+    CHECK(b->report.count(aoe::SgatOutcome::reserved) > 0);
     CHECK(b->report.result_ms() == a->report.result_ms());
     CHECK(read(b->tuned_model_file) == read(a->tuned_model_file));
     CHECK(read(second.file("Ascend910A")) == read(first.file("Ascend910A")));  // untouched
@@ -227,9 +230,30 @@ TEST_CASE("opat, sgat, gdat: a record stored by another process meanwhile is kep
         [&] { copy_bank(dir.path() / "first", dir.path() / "second"); });
     const auto b = aoe::run_gdat(*profile, cluster, second, o2);
     REQUIRE(b.has_value());
-    CHECK(b->report.outcome == aoe::GdatOutcome::unsatisfied);  // not added: it was there
+    CHECK(b->report.outcome == aoe::GdatOutcome::reserved);  // not added: it was there, kept
     REQUIRE(b->report.result.has_value());
     CHECK(b->report.result->split == a->report.result->split);  // the job uses its own best
     CHECK(read(second.file()) == read(first.file()));           // untouched
+  }
+}
+
+TEST_CASE("job skeleton: account says reserved when another process's record was kept") {
+  const auto kept = [] { return aoe::Result<aoe::StoreOutcome>(aoe::StoreOutcome::kept); };
+  const auto added = [] { return aoe::Result<aoe::StoreOutcome>(aoe::StoreOutcome::added); };
+  for (const bool stored : {false, true}) {
+    CAPTURE(stored);
+    // The search beat what the task started from, but the bank holds an entry at least as
+    // good, stored meanwhile: the job uses its own best, the bank's entry is kept.
+    const auto a = aoe::account(stored, false, true, true, kept, added);
+    REQUIRE(a.has_value());
+    CHECK(a->outcome == aoe::JobOutcome::reserved);
+    CHECK(a->use_found);
+    const auto written = aoe::account(stored, false, true, true, added, added);
+    REQUIRE(written.has_value());
+    CHECK(written->outcome == (stored ? aoe::JobOutcome::update : aoe::JobOutcome::add));
+    const auto none = aoe::account(stored, false, false, true, kept, kept);
+    REQUIRE(none.has_value());
+    CHECK(none->outcome == (stored ? aoe::JobOutcome::reserved : aoe::JobOutcome::unsatisfied));
+    CHECK(!none->use_found);
   }
 }

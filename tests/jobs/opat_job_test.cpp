@@ -542,3 +542,43 @@ TEST_CASE("opat: a job's trials never call the simulator oracle (it only scores 
   CHECK(aoe::sim::oracle_calls().load() == before + 1);
   CHECK(best.value * 1e6 <= job->report.operators.front().kinds.front().after_us * (1 + 1e-9));
 }
+
+TEST_CASE("opat: a stale bank record (its configuration not in the space) is replaced, then hit") {
+  TempDir dir("stale");
+  const auto graph = aoe::parse_graph(model(), "fake.json");
+  REQUIRE(graph.has_value());
+  FakeBackend backend;
+  aoe::KnowledgeBank fresh({.custom_root = dir.path / "fresh"});
+  REQUIRE(aoe::run_opat(*graph, backend, fresh, options(dir.path / "w0")).has_value());
+  const auto tuned = fresh.entries(aoe::BankScope{}, aoe::KnowledgeKind::schedule);
+  REQUIRE(tuned.has_value());
+  REQUIRE(!tuned->empty());
+  // Another version wrote every key with a parameter this space does not have, and a time
+  // faster than anything the job can find: without replace, its result would be `kept`.
+  aoe::KnowledgeBank bank({.custom_root = dir.path / "bank"});
+  std::size_t written = 0;
+  for (const auto& f : aoe::fuse(*graph)) {
+    const aoe::Record stale{
+        aoe::make_bank_key(f.op, aoe::KnowledgeKind::schedule, {}, "high_performance"),
+        {{"retired_parameter", aoe::Value(1)}},
+        1e-12,
+        {"evolutionary", 10, "2025-01-01T00:00:00Z"}};
+    if (bank.store(stale).value() == aoe::StoreOutcome::added) ++written;
+  }
+  REQUIRE(written == tuned->size());
+  const auto first = aoe::run_opat(*graph, backend, bank, options(dir.path / "w1"));
+  REQUIRE(first.has_value());
+  CHECK(first->report.count(aoe::OpatOutcome::hit) < first->report.total());
+  const auto replaced = bank.entries(aoe::BankScope{}, aoe::KnowledgeKind::schedule);
+  REQUIRE(replaced.has_value());
+  for (const auto& [name, r] : *replaced) {
+    CAPTURE(name);
+    CHECK(r.configuration != std::vector<aoe::NamedValue>{{"retired_parameter", aoe::Value(1)}});
+    CHECK(r.value > 1e-12);
+  }
+  aoe::KnowledgeBank again({.custom_root = dir.path / "bank"});
+  const auto second = aoe::run_opat(*graph, backend, again, options(dir.path / "w2"));
+  REQUIRE(second.has_value());
+  CHECK(second->report.count(aoe::OpatOutcome::hit) == second->report.total());
+  for (const auto& op : second->report.operators) CHECK(op.evaluations == 0);
+}

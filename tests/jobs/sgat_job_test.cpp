@@ -358,3 +358,31 @@ TEST_CASE("sgat job: a subgraph the simulator cannot time fails, the others are 
   REQUIRE_FALSE(e.has_value());
   CHECK(e.error().message.find("psychic") != std::string::npos);
 }
+
+TEST_CASE("sgat job: a stale bank record (its strategy not in the space) is replaced, then hit") {
+  aoe::test::TempDir dir("sgat_stale");
+  const auto g = aoe::parse_graph(blocks, "blocks.json").value();
+  aoe::GraphBank fresh({.root = dir.path() / "fresh"});
+  REQUIRE(aoe::run_sgat(g, soc910a(), fresh, options(dir)).has_value());
+  const auto tuned = fresh.entries("Ascend910A").value();
+  REQUIRE(!tuned.empty());
+  // Another version wrote the key with a parameter this space does not have, and a time faster
+  // than anything the job can find: without replace, its result would be `kept`.
+  aoe::GraphBank bank({.root = dir.path() / "graph"});
+  for (auto r : tuned) {
+    r.knowledge = {{"retired_parameter", aoe::Value(1)}};
+    r.value = 1e-12;
+    REQUIRE(bank.store("Ascend910A", r).value() == aoe::StoreOutcome::added);
+  }
+  const auto first = aoe::run_sgat(g, soc910a(), bank, options(dir));
+  REQUIRE(first.has_value());
+  CHECK(first->report.count(aoe::SgatOutcome::hit) < first->report.total());
+  for (const auto& r : bank.entries("Ascend910A").value()) {
+    CHECK(r.knowledge != std::vector<aoe::NamedValue>{{"retired_parameter", aoe::Value(1)}});
+    CHECK(r.value > 1e-12);
+  }
+  aoe::GraphBank again({.root = dir.path() / "graph"});
+  const auto second = aoe::run_sgat(g, soc910a(), again, options(dir));
+  REQUIRE(second.has_value());
+  CHECK(second->report.count(aoe::SgatOutcome::hit) == second->report.total());
+}

@@ -62,6 +62,7 @@ std::vector<double> run_once(const Problem& problem, const std::string& strategy
     start.initial.insert(start.initial.end(), problem.transfer.begin(), problem.transfer.end());
   }
   auto policy = aoe::make_search(strategy, start);
+  if (!policy) throw std::invalid_argument("--strategy: " + policy.error().message);
   aoe::Tuner<aoe::AnySearch, ProblemRunner> tuner(std::move(*policy), ProblemRunner{&problem},
                                                   aoe::TunerOptions{.seed = seed});
   DeviceTimeLimit limit{.limit = seconds.value_or(inf)};
@@ -91,31 +92,22 @@ double quantile(const std::vector<double>& sorted, double q) {
   return sorted[lo] * (1 - w) + sorted[hi] * w;
 }
 
-StrategyResult summarise(const Problem& problem, const std::string& name,
-                         const std::vector<std::vector<double>>& runs,
-                         std::vector<std::size_t> evaluations, const Settings& settings,
-                         aoe::replay::ScoreRange range, std::span<const double> random_curve,
-                         std::size_t length) {
-  StrategyResult s;
-  s.name = name;
-  s.repeats = runs.size();
-  s.budget = settings.budget;
-  s.run_length = length;
-  s.score_range = range;
-  s.evaluations_run = std::move(evaluations);
-  const double opt = problem.optimum();
-  const double worst = problem.baseline.worst();
-  const auto fraction = [opt](double v) { return std::isinf(v) ? 0.0 : opt / v; };
-  const std::size_t n = runs.size();
+// The fraction of the optimum `opt` that a best value `v` reaches (0 before the first valid one).
+double fraction_of(double opt, double v) { return std::isinf(v) ? 0.0 : opt / v; }
 
+// The curves over k = 1..min(length, budget): the best value's mean (nothing found yet counted
+// as `worst`), median and quartiles, and the same of the fraction of the optimum.
+void add_curves(StrategyResult& s, const std::vector<std::vector<double>>& runs, std::size_t length,
+                std::size_t budget, double opt, double worst) {
+  const std::size_t n = runs.size();
   std::vector<double> column(n);
   std::vector<double> fractions(n);
   // The curves cover the budget; the run may be longer (the score's range).
-  for (std::size_t k = 0; k < length && k < settings.budget; ++k) {
+  for (std::size_t k = 0; k < length && k < budget; ++k) {
     double sum = 0;
     for (std::size_t r = 0; r < n; ++r) {
       column[r] = runs[r][k];
-      fractions[r] = fraction(runs[r][k]);
+      fractions[r] = fraction_of(opt, runs[r][k]);
       sum += std::isinf(runs[r][k]) ? worst : runs[r][k];
     }
     std::sort(column.begin(), column.end());
@@ -131,20 +123,27 @@ StrategyResult summarise(const Problem& problem, const std::string& name,
     s.fraction_q1.push_back(quantile(fractions, 0.25));
     s.fraction_q3.push_back(quantile(fractions, 0.75));
   }
-  for (const std::size_t k : report_points(settings.budget)) {
+}
+
+// The mean fraction of the optimum at each report point (NaN beyond the run) and the median
+// evaluations to reach 95%, 98% and 99% of it.
+void add_milestones(StrategyResult& s, const std::vector<std::vector<double>>& runs,
+                    std::size_t length, std::size_t budget, double opt) {
+  const std::size_t n = runs.size();
+  for (const std::size_t k : report_points(budget)) {
     if (k == 0 || k > length) {
       s.fraction_of_optimum[k] = std::numeric_limits<double>::quiet_NaN();
       continue;
     }
     double sum = 0;
-    for (std::size_t r = 0; r < n; ++r) sum += fraction(runs[r][k - 1]);
+    for (std::size_t r = 0; r < n; ++r) sum += fraction_of(opt, runs[r][k - 1]);
     s.fraction_of_optimum[k] = sum / static_cast<double>(n);
   }
   for (const double p : {0.95, 0.98, 0.99}) {
     std::vector<double> reached(n, inf);
     for (std::size_t r = 0; r < n; ++r) {
       for (std::size_t k = 0; k < length; ++k) {
-        if (fraction(runs[r][k]) >= p) {
+        if (fraction_of(opt, runs[r][k]) >= p) {
           reached[r] = static_cast<double>(k + 1);
           break;
         }
@@ -154,12 +153,18 @@ StrategyResult summarise(const Problem& problem, const std::string& name,
     const double m = quantile(reached, 0.5);
     s.evaluations_to[p] = std::isinf(m) ? std::nullopt : std::optional<double>(m);
   }
-  s.score = aoe::replay::methodology_score(runs, problem.baseline, range, random_curve);
+}
 
-  // Bootstrap over the repetitions: every figure sees the same resamples (one seed per input
-  // and strategy, from their names).
+// Bootstrap over the repetitions: every figure sees the same resamples (one seed per input and
+// strategy, from their names): replicates of the fractions at the report points and of the
+// methodology score.
+void add_bootstrap(StrategyResult& s, const Problem& problem,
+                   const std::vector<std::vector<double>>& runs, const Settings& settings,
+                   aoe::replay::ScoreRange range, std::span<const double> random_curve) {
+  const std::size_t n = runs.size();
+  const double opt = problem.optimum();
   std::uint64_t stream = 0xcbf29ce484222325ULL;  // FNV-1a of "input/strategy"
-  for (const char ch : problem.name + "/" + name) {
+  for (const char ch : problem.name + "/" + s.name) {
     stream = (stream ^ static_cast<unsigned char>(ch)) * 0x100000001b3ULL;
   }
   aoe::replay::BootstrapOptions boot = settings.bootstrap;
@@ -167,7 +172,7 @@ StrategyResult summarise(const Problem& problem, const std::string& name,
   for (const auto& [k, f] : s.fraction_of_optimum) {
     if (std::isnan(f)) continue;
     std::vector<double> per_run(n);
-    for (std::size_t r = 0; r < n; ++r) per_run[r] = fraction(runs[r][k - 1]);
+    for (std::size_t r = 0; r < n; ++r) per_run[r] = fraction_of(opt, runs[r][k - 1]);
     s.fraction_replicates[k] =
         aoe::replay::bootstrap_replicates(n, boot, [&](std::span<const std::size_t> idx) {
           double sum = 0;
@@ -190,6 +195,24 @@ StrategyResult summarise(const Problem& problem, const std::string& name,
         return aoe::replay::methodology_score_from_ranks(mean_ranks, problem.baseline, range,
                                                          random_curve);
       });
+}
+
+StrategyResult summarise(const Problem& problem, const std::string& name,
+                         const std::vector<std::vector<double>>& runs,
+                         std::vector<std::size_t> evaluations, const Settings& settings,
+                         aoe::replay::ScoreRange range, std::span<const double> random_curve,
+                         std::size_t length) {
+  StrategyResult s;
+  s.name = name;
+  s.repeats = runs.size();
+  s.budget = settings.budget;
+  s.run_length = length;
+  s.score_range = range;
+  s.evaluations_run = std::move(evaluations);
+  add_curves(s, runs, length, settings.budget, problem.optimum(), problem.baseline.worst());
+  add_milestones(s, runs, length, settings.budget, problem.optimum());
+  s.score = aoe::replay::methodology_score(runs, problem.baseline, range, random_curve);
+  add_bootstrap(s, problem, runs, settings, range, random_curve);
   return s;
 }
 

@@ -32,8 +32,10 @@
 #include <cstring>
 #include <exception>
 #include <filesystem>
+#include <functional>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -98,60 +100,41 @@ bool outputs_writable(const std::vector<std::pair<std::string, std::string>>& ou
   return true;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  // Started by an MPI launcher as one of several ranks: the repetitions are spread over them
-  // (aoe::mpi); a build without it would run every repetition on every rank, each writing the
-  // same files, so it stops.
-  std::string launcher;
-  const long launched_ranks = aoe_bench::launcher_ranks(launcher);
-  const bool record = argc > 1 && std::string_view(argv[1]) == "record";
-  std::unique_ptr<aoe_bench::MpiRepetitions> mpi;
-  if (launched_ranks > 1) {
-    if (record) {
-      std::fprintf(stderr,
-                   "aoe-bench: record: started as one of several MPI ranks (%s, by mpirun or "
-                   "srun): a recording is measured on one device by one process; run it "
-                   "without the launcher\n",
-                   launcher.c_str());
-      return exit_usage;
-    }
-    mpi = aoe_bench::MpiRepetitions::start(argc, argv);
-    if (!mpi) {
-      std::fprintf(stderr,
-                   "aoe-bench: started as one of several MPI ranks (%s, by mpirun or srun), but "
-                   "this build has no MPI support (aoe::mpi: Boost.MPI and MPI were not found "
-                   "when it was configured): every rank would run every repetition and write "
-                   "the same files; run aoe-bench as one process, or rebuild with "
-                   "libboost-mpi1.81-dev and libopenmpi-dev (docs/distributed.md)\n",
-                   launcher.c_str());
-      return exit_usage;
-    }
-  }
-  // Rank 0 alone reports what every rank finds alike (a bad input, a bad flag).
-  const bool speaks = !mpi || mpi->rank() == 0;
-  // aoe-bench record ...: measure once on an OpenCL device (record.hpp).
-  if (record) return aoe_bench::record_main(argc - 1, argv + 1);
-  CLI::App app{"aoe-bench: compare search policies on recorded tuning spaces"};
+/// The flags of an experiment run, as CLI11 fills them in.
+struct Flags {
   std::vector<std::string> inputs;
-  std::vector<std::string> strategy_args;
+  std::vector<std::string> strategies;
   aoe_bench::Settings settings;
   double budget_seconds = 0;
   std::string json_path;
   std::string plot_path;
+  std::string report_path;
+  bool valid_only_cutoff = false;
+  bool cartesian = false;
+  std::size_t transfer_top = 2;
+};
+
+/// Every search policy's name, comma-separated (for the help and the errors).
+std::string policy_names() {
   std::string names;
   for (const auto n : aoe::search_names()) names += (names.empty() ? "" : ", ") + std::string(n);
-  app.add_option("--input", inputs,
+  return names;
+}
+
+/// The experiment's flags on `app`, read into `f`.
+void add_flags(CLI::App& app, Flags& f) {
+  aoe_bench::Settings& settings = f.settings;
+  app.add_option("--input", f.inputs,
                  "recorded spaces (Kernel Tuner cache or T4 results files, .json or .json.gz) or "
                  "simulator operators: sim:<workload>[@<SoC>]")
       ->required();
-  app.add_option("--strategy", strategy_args, "search policies, comma-separated, or all: " + names)
+  app.add_option("--strategy", f.strategies,
+                 "search policies, comma-separated, or all: " + policy_names())
       ->required();
   app.add_option("--budget", settings.budget, "unique evaluations per repetition")
       ->required()
       ->check(CLI::PositiveNumber);
-  app.add_option("--budget-seconds", budget_seconds,
+  app.add_option("--budget-seconds", f.budget_seconds,
                  "also stop a repetition once it has been charged this many recorded device "
                  "seconds (compile + verification + benchmark time)")
       ->check(CLI::PositiveNumber);
@@ -160,10 +143,9 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   app.add_option("--seed", settings.seed, "seed; repetition r uses derive_seed(seed, r)")
       ->required();
-  app.add_option("--json", json_path, "where to write the results (JSON)")->required();
-  app.add_option("--plot", plot_path, "where to write an SVG plot of the curves");
-  std::string report_path;
-  app.add_option("--report", report_path,
+  app.add_option("--json", f.json_path, "where to write the results (JSON)")->required();
+  app.add_option("--plot", f.plot_path, "where to write an SVG plot of the curves");
+  app.add_option("--report", f.report_path,
                  "where to write an HTML report: score table and curves (docs/reports.md)");
   app.add_option("--threads", settings.threads, "worker threads (default: every core)");
   app.add_option("--cutoff", settings.methodology.cutoff,
@@ -174,8 +156,7 @@ int main(int argc, char** argv) {
                  "methodology score: averaged from where random search closes this fraction "
                  "(0.5)")
       ->check(CLI::Range(0.0, 1.0));
-  bool valid_only_cutoff = false;
-  app.add_flag("--cutoff-valid-only", valid_only_cutoff,
+  app.add_flag("--cutoff-valid-only", f.valid_only_cutoff,
                "methodology score: compute the budget over the valid configurations only, as the "
                "autotuning_methodology package does, instead of counting failed ones as draws");
   app.add_option("--max-score-evaluations", settings.max_score_evaluations,
@@ -185,162 +166,241 @@ int main(int argc, char** argv) {
                "annealing, evolutionary, bayesian and ensemble measure the input's default "
                "configuration first (a simulator operator's built-in heuristic; recorded spaces "
                "have none); grid and random search never do");
-  bool cartesian = false;
-  app.add_flag("--cartesian", cartesian,
+  app.add_flag("--cartesian", f.cartesian,
                "recorded spaces: search the Cartesian product of the recorded parameter values; "
                "configurations absent from the file fail (status constraints) and cost an "
                "evaluation, as in the TEVC 2022 benchmark (name suffix @cartesian)");
-  std::size_t transfer_top = 2;
   app.add_flag("--transfer", settings.transfer,
                "transfer across devices: annealing, evolutionary, bayesian and ensemble first "
                "measure the best --transfer-top configurations of every other input with the "
                "same parameters (the same kernel on other devices; the input's own recording is "
                "left out)");
-  app.add_option("--transfer-top", transfer_top,
+  app.add_option("--transfer-top", f.transfer_top,
                  "with --transfer: configurations taken from each other input (2)")
       ->check(CLI::PositiveNumber);
   app.footer(
       "Exit codes: 0 ok, 1 internal error, 2 bad usage, 3 unreadable input, 4 unwritable "
       "output. See docs/research.md.");
+}
+
+/// Under an MPI launcher: the repetitions spread over the ranks (`mpi`), or the exit code when
+/// they cannot be (`record` under a launcher, a build without aoe::mpi); nothing otherwise.
+std::optional<int> start_ranks(int argc, char** argv, bool record,
+                               std::unique_ptr<aoe_bench::MpiRepetitions>& mpi) {
+  // Started by an MPI launcher as one of several ranks: the repetitions are spread over them
+  // (aoe::mpi); a build without it would run every repetition on every rank, each writing the
+  // same files, so it stops.
+  std::string launcher;
+  if (aoe_bench::launcher_ranks(launcher) <= 1) return std::nullopt;
+  if (record) {
+    std::fprintf(stderr,
+                 "aoe-bench: record: started as one of several MPI ranks (%s, by mpirun or "
+                 "srun): a recording is measured on one device by one process; run it "
+                 "without the launcher\n",
+                 launcher.c_str());
+    return exit_usage;
+  }
+  mpi = aoe_bench::MpiRepetitions::start(argc, argv);
+  if (mpi) return std::nullopt;
+  std::fprintf(stderr,
+               "aoe-bench: started as one of several MPI ranks (%s, by mpirun or srun), but "
+               "this build has no MPI support (aoe::mpi: Boost.MPI and MPI were not found "
+               "when it was configured): every rank would run every repetition and write "
+               "the same files; run aoe-bench as one process, or rebuild with "
+               "libboost-mpi1.81-dev and libopenmpi-dev (docs/distributed.md)\n",
+               launcher.c_str());
+  return exit_usage;
+}
+
+/// The strategies of --strategy ("all": every policy), each a known policy; an error is printed
+/// (by rank 0: `speaks`) and gives nothing.
+std::optional<std::vector<std::string>> strategies_of(const std::vector<std::string>& args,
+                                                      bool speaks) {
+  auto strategies = split_commas(args);
+  if (strategies.size() == 1 && strategies[0] == "all") {
+    strategies.clear();
+    for (const auto n : aoe::search_names()) strategies.emplace_back(n);
+  }
+  if (strategies.empty()) {
+    if (speaks) {
+      std::fprintf(stderr, "aoe-bench: --strategy: expected at least one of %s\n",
+                   policy_names().c_str());
+    }
+    return std::nullopt;
+  }
+  for (const auto& s : strategies) {
+    if (auto made = aoe::make_search(s); !made) {
+      if (speaks) std::fprintf(stderr, "aoe-bench: --strategy: %s\n", made.error().message.c_str());
+      return std::nullopt;
+    }
+  }
+  return strategies;
+}
+
+/// Reads every --input (a recorded space or `sim:` operators) into `problems`; exit_ok, or
+/// exit_input with the reason printed (by rank 0: `speaks`).
+int load_inputs(const Flags& f, bool speaks, std::vector<aoe_bench::Problem>& problems) {
+  for (const auto& input : f.inputs) {
+    if (input.rfind("sim:", 0) == 0) {
+      auto sims = aoe_bench::load_simulator_problems(input);
+      if (!sims) {
+        if (speaks) std::fprintf(stderr, "aoe-bench: --input: %s\n", sims.error().what().c_str());
+        return exit_input;
+      }
+      for (auto& p : *sims) problems.push_back(std::move(p));
+      continue;
+    }
+    auto problem = aoe_bench::load_problem(input, f.cartesian);
+    if (!problem) {
+      if (speaks) std::fprintf(stderr, "aoe-bench: --input: %s\n", problem.error().what().c_str());
+      return exit_input;
+    }
+    problems.push_back(std::move(*problem));
+  }
+  return exit_ok;
+}
+
+/// --transfer: each input's starting points from the others; exit_ok, or exit_usage when no
+/// input has another to transfer from (it would silently run without it).
+int transfer_inputs(std::vector<aoe_bench::Problem>& problems, std::size_t top) {
+  aoe_bench::add_transfer(problems, top);
+  const bool any = std::any_of(problems.begin(), problems.end(),
+                               [](const auto& p) { return !p.transfer_sources.empty(); });
+  if (any) return exit_ok;
+  std::fprintf(stderr,
+               "aoe-bench: --transfer: no input has another recorded input with the same "
+               "parameters to transfer from (%zu input(s)); pass two or more recordings of "
+               "one kernel, e.g. convolution_milo_*.json.gz\n",
+               problems.size());
+  return exit_usage;
+}
+
+/// Progress on a terminal (stderr): repetitions done of total, elapsed, time left.
+std::function<void(std::size_t, std::size_t)> terminal_progress() {
+  const auto started = std::chrono::steady_clock::now();
+  return [started, last = std::chrono::steady_clock::time_point{}](std::size_t done,
+                                                                   std::size_t total) mutable {
+    const auto now = std::chrono::steady_clock::now();
+    if (done != total && now - last < std::chrono::milliseconds(200)) return;
+    last = now;
+    const double elapsed = std::chrono::duration<double>(now - started).count();
+    const double left = elapsed / static_cast<double>(done) * static_cast<double>(total - done);
+    std::fprintf(stderr,
+                 "\raoe-bench: %zu/%zu repetitions, %.0f s elapsed, about %.0f s left\033[K", done,
+                 total, elapsed, left);
+    std::fflush(stderr);
+  };
+}
+
+/// Writes the JSON and, when asked, the plot and the report; exit_ok, or exit_output naming
+/// the flag whose file could not be written.
+int write_outputs(const std::vector<aoe_bench::ProblemResult>& results, const Flags& f) {
+  const auto write = [](const char* flag, const std::string& path, const std::string& text) {
+    if (path.empty()) return true;
+    if (auto w = aoe_bench::write_file(path, text); !w) {
+      std::fprintf(stderr, "aoe-bench: %s: %s\n", flag, w.error().what().c_str());
+      return false;
+    }
+    return true;
+  };
+  const std::string json = boost::json::serialize(aoe_bench::to_json(results, f.settings)) + "\n";
+  if (!write("--json", f.json_path, json)) return exit_output;
+  if (!f.plot_path.empty() &&
+      !write("--plot", f.plot_path, aoe_bench::to_svg(results, f.settings))) {
+    return exit_output;
+  }
+  if (!f.report_path.empty() &&
+      !write("--report", f.report_path, aoe_bench::to_html(results, f.settings))) {
+    return exit_output;
+  }
+  return exit_ok;
+}
+
+/// The table: per input and strategy, the mean and the median over the repetitions of the
+/// fraction of the optimum after --budget evaluations, and the methodology score; then a note
+/// where the methodology score made each repetition run past --budget.
+void print_table(const std::vector<aoe_bench::ProblemResult>& results,
+                 const aoe_bench::Settings& settings) {
+  const std::string mean_label = "mean fraction @" + std::to_string(settings.budget);
+  const int mean_width = static_cast<int>(std::max<std::size_t>(mean_label.size(), 8));
+  std::printf("%-36s %-14s %*s %8s %7s\n", "input", "strategy", mean_width, mean_label.c_str(),
+              "median", "score");
+  for (const auto& pr : results) {
+    for (const auto& s : pr.strategies) {
+      const double median = s.fraction_median.size() >= s.budget && s.budget != 0
+                                ? s.fraction_median[s.budget - 1]
+                                : std::numeric_limits<double>::quiet_NaN();
+      std::printf("%-36s %-14s %*.4f %8.4f %7.3f\n", pr.problem->name.c_str(), s.name.c_str(),
+                  mean_width, s.fraction_of_optimum.at(s.budget), median, s.score);
+    }
+  }
+  for (const auto& pr : results) {
+    if (!pr.strategies.empty() && pr.strategies.front().run_length > settings.budget) {
+      const auto& s = pr.strategies.front();
+      std::printf(
+          "note: %s: each repetition ran %zu evaluations, not %zu: the methodology score "
+          "averages up to random search's cutoff (evaluations %zu-%zu); the fractions above "
+          "are at %zu\n",
+          pr.problem->name.c_str(), s.run_length, settings.budget, s.score_range.first,
+          s.score_range.last, settings.budget);
+    }
+  }
+}
+
+/// The experiment once the flags are read: inputs, repetitions, outputs, table.
+int run(Flags& f, const std::vector<std::string>& strategies, const aoe_bench::MpiRepetitions* mpi,
+        bool speaks) {
+  std::vector<aoe_bench::Problem> problems;
+  if (const int code = load_inputs(f, speaks, problems); code != exit_ok) return code;
+  if (f.settings.transfer) {
+    if (const int code = transfer_inputs(problems, f.transfer_top); code != exit_ok) return code;
+  }
+  const bool terminal = mpi == nullptr && ::isatty(::fileno(stderr)) == 1;
+  if (terminal) f.settings.on_progress = terminal_progress();
+  auto results = aoe_bench::run_experiment(problems, strategies, f.settings);
+  if (terminal) std::fprintf(stderr, "\r\033[K");
+  if (!results) {
+    if (speaks) std::fprintf(stderr, "aoe-bench: %s\n", results.error().what().c_str());
+    return exit_internal;
+  }
+  if (!speaks) return exit_ok;  // a worker rank: rank 0 writes and prints
+  if (const int code = write_outputs(*results, f); code != exit_ok) return code;
+  print_table(*results, f.settings);
+  return exit_ok;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const bool record = argc > 1 && std::string_view(argv[1]) == "record";
+  std::unique_ptr<aoe_bench::MpiRepetitions> mpi;
+  if (const auto code = start_ranks(argc, argv, record, mpi)) return *code;
+  // Rank 0 alone reports what every rank finds alike (a bad input, a bad flag).
+  const bool speaks = !mpi || mpi->rank() == 0;
+  // aoe-bench record ...: measure once on an OpenCL device (record.hpp).
+  if (record) return aoe_bench::record_main(argc - 1, argv + 1);
+  CLI::App app{"aoe-bench: compare search policies on recorded tuning spaces"};
+  Flags f;
+  add_flags(app, f);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     const int code = speaks ? app.exit(e) : (e.get_exit_code() == 0 ? 0 : 1);
     return code == 0 ? exit_ok : exit_usage;
   }
-  if (mpi) settings.run_repetitions = mpi->runner();
-  if (budget_seconds > 0) settings.budget_seconds = budget_seconds;
-  settings.methodology.count_failures = !valid_only_cutoff;
-
-  auto strategies = split_commas(strategy_args);
-  if (strategies.size() == 1 && strategies[0] == "all") {
-    strategies.clear();
-    for (const auto n : aoe::search_names()) strategies.emplace_back(n);
-  }
-  if (strategies.empty()) {
-    if (speaks)
-      std::fprintf(stderr, "aoe-bench: --strategy: expected at least one of %s\n", names.c_str());
-    return exit_usage;
-  }
-  for (const auto& s : strategies) {
-    if (auto made = aoe::make_search(s); !made) {
-      if (speaks) std::fprintf(stderr, "aoe-bench: --strategy: %s\n", made.error().message.c_str());
-      return exit_usage;
-    }
-  }
-
+  if (mpi) f.settings.run_repetitions = mpi->runner();
+  if (f.budget_seconds > 0) f.settings.budget_seconds = f.budget_seconds;
+  f.settings.methodology.count_failures = !f.valid_only_cutoff;
+  const auto strategies = strategies_of(f.strategies, speaks);
+  if (!strategies) return exit_usage;
   if (!outputs_writable(
-          {{"--json", json_path}, {"--plot", plot_path}, {"--report", report_path}})) {
+          {{"--json", f.json_path}, {"--plot", f.plot_path}, {"--report", f.report_path}})) {
     return exit_output;
   }
-
   try {
-    std::vector<aoe_bench::Problem> problems;
-    for (const auto& input : inputs) {
-      if (input.rfind("sim:", 0) == 0) {
-        auto sims = aoe_bench::load_simulator_problems(input);
-        if (!sims) {
-          if (speaks) std::fprintf(stderr, "aoe-bench: --input: %s\n", sims.error().what().c_str());
-          return exit_input;
-        }
-        for (auto& p : *sims) problems.push_back(std::move(p));
-        continue;
-      }
-      auto problem = aoe_bench::load_problem(input, cartesian);
-      if (!problem) {
-        if (speaks)
-          std::fprintf(stderr, "aoe-bench: --input: %s\n", problem.error().what().c_str());
-        return exit_input;
-      }
-      problems.push_back(std::move(*problem));
-    }
-    if (settings.transfer) {
-      aoe_bench::add_transfer(problems, transfer_top);
-      // --transfer with nothing to transfer from (one input, or no two recordings of one
-      // kernel) would silently run without it: a usage error instead.
-      const bool any = std::any_of(problems.begin(), problems.end(),
-                                   [](const auto& p) { return !p.transfer_sources.empty(); });
-      if (!any) {
-        std::fprintf(stderr,
-                     "aoe-bench: --transfer: no input has another recorded input with the same "
-                     "parameters to transfer from (%zu input(s)); pass two or more recordings of "
-                     "one kernel, e.g. convolution_milo_*.json.gz\n",
-                     problems.size());
-        return exit_usage;
-      }
-    }
-    // Progress on a terminal only (stderr): repetitions done of total, elapsed, time left.
-    const bool terminal = !mpi && ::isatty(::fileno(stderr)) == 1;
-    const auto started = std::chrono::steady_clock::now();
-    if (terminal) {
-      settings.on_progress = [started, last = std::chrono::steady_clock::time_point{}](
-                                 std::size_t done, std::size_t total) mutable {
-        const auto now = std::chrono::steady_clock::now();
-        if (done != total && now - last < std::chrono::milliseconds(200)) return;
-        last = now;
-        const double elapsed = std::chrono::duration<double>(now - started).count();
-        const double left = elapsed / static_cast<double>(done) * static_cast<double>(total - done);
-        std::fprintf(stderr,
-                     "\raoe-bench: %zu/%zu repetitions, %.0f s elapsed, about %.0f s left\033[K",
-                     done, total, elapsed, left);
-        std::fflush(stderr);
-      };
-    }
-    auto results = aoe_bench::run_experiment(problems, strategies, settings);
-    if (terminal) std::fprintf(stderr, "\r\033[K");
-    if (!results) {
-      if (speaks) std::fprintf(stderr, "aoe-bench: %s\n", results.error().what().c_str());
-      return exit_internal;
-    }
-    if (!speaks) return exit_ok;  // a worker rank: rank 0 writes and prints
-    const std::string json = boost::json::serialize(aoe_bench::to_json(*results, settings)) + "\n";
-    if (auto w = aoe_bench::write_file(json_path, json); !w) {
-      std::fprintf(stderr, "aoe-bench: --json: %s\n", w.error().what().c_str());
-      return exit_output;
-    }
-    if (!plot_path.empty()) {
-      if (auto w = aoe_bench::write_file(plot_path, aoe_bench::to_svg(*results, settings)); !w) {
-        std::fprintf(stderr, "aoe-bench: --plot: %s\n", w.error().what().c_str());
-        return exit_output;
-      }
-    }
-    if (!report_path.empty()) {
-      if (auto w = aoe_bench::write_file(report_path, aoe_bench::to_html(*results, settings)); !w) {
-        std::fprintf(stderr, "aoe-bench: --report: %s\n", w.error().what().c_str());
-        return exit_output;
-      }
-    }
-    // The table: per input and strategy, the mean and the median over the repetitions of the
-    // fraction of the optimum after --budget evaluations, and the methodology score.
-    const std::string mean_label = "mean fraction @" + std::to_string(settings.budget);
-    std::printf("%-36s %-14s %*s %8s %7s\n", "input", "strategy",
-                static_cast<int>(std::max<std::size_t>(mean_label.size(), 8)), mean_label.c_str(),
-                "median", "score");
-    for (const auto& pr : *results) {
-      for (const auto& s : pr.strategies) {
-        const double median = s.fraction_median.size() >= s.budget && s.budget != 0
-                                  ? s.fraction_median[s.budget - 1]
-                                  : std::numeric_limits<double>::quiet_NaN();
-        std::printf("%-36s %-14s %*.4f %8.4f %7.3f\n", pr.problem->name.c_str(), s.name.c_str(),
-                    static_cast<int>(std::max<std::size_t>(mean_label.size(), 8)),
-                    s.fraction_of_optimum.at(s.budget), median, s.score);
-      }
-    }
-    // Say so when the methodology score made each repetition run past --budget.
-    for (const auto& pr : *results) {
-      if (!pr.strategies.empty() && pr.strategies.front().run_length > settings.budget) {
-        const auto& s = pr.strategies.front();
-        std::printf(
-            "note: %s: each repetition ran %zu evaluations, not %zu: the methodology score "
-            "averages up to random search's cutoff (evaluations %zu-%zu); the fractions above "
-            "are at %zu\n",
-            pr.problem->name.c_str(), s.run_length, settings.budget, s.score_range.first,
-            s.score_range.last, settings.budget);
-      }
-    }
+    return run(f, *strategies, mpi.get(), speaks);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "aoe-bench: internal error: %s\n", e.what());
     return exit_internal;
   }
-  return exit_ok;
 }

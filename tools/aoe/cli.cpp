@@ -23,6 +23,7 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <variant>
 
 namespace aoe_tool {
 
@@ -36,6 +37,12 @@ aoe::BankAccess bank_access(const aoe::Environment& env, const CommonOptions& co
     };
   }
   return access;
+}
+
+void add_option_rows(CLI::App& app, std::initializer_list<OptionRow> rows) {
+  for (const auto& row : rows) {
+    std::visit([&](auto* value) { app.add_option(row.flag, *value, row.help); }, row.value);
+  }
 }
 
 std::string fixed(double v, int digits) {
@@ -98,18 +105,19 @@ namespace {
 /// (`seed_text`) and parsed by parse_seed.
 void add_options(CLI::App& app, CommonOptions& opt, OpatFlags& opat, SgatFlags& sgat,
                  GdatFlags& gdat, std::string& seed_text) {
-  app.add_option("-m,--model", opt.model,
-                 "the model: an ONNX model or an OpenAOE JSON graph (docs/model_format.md); "
-                 "GDAT: or a gradient profile (docs/gdat.md)");
-  app.add_option("-j,--job_type", opt.job_type,
-                 "1: subgraph tuning (SGAT), 2: operator tuning (OPAT), 4: gradient tuning "
-                 "(GDAT); default: AOE_MODE");
-  app.add_option("-f,--framework", opt.framework,
-                 "the model's format: 5 (ONNX) or json (OpenAOE graph); default: the file's "
-                 "content decides");
-  app.add_option("--input_shape", opt.input_shape,
-                 "ONNX: static sizes of the model's inputs, \"name:n,c,h,w;name2:...\"");
-  app.add_option("--soc_version", opt.soc_version, "the SoC to tune for (default Ascend910A)");
+  add_option_rows(
+      app, {{"-m,--model", &opt.model,
+             "the model: an ONNX model or an OpenAOE JSON graph (docs/model_format.md); GDAT: or a "
+             "gradient profile (docs/gdat.md)"},
+            {"-j,--job_type", &opt.job_type,
+             "1: subgraph tuning (SGAT), 2: operator tuning (OPAT), 4: gradient tuning (GDAT); "
+             "default: AOE_MODE"},
+            {"-f,--framework", &opt.framework,
+             "the model's format: 5 (ONNX) or json (OpenAOE graph); default: the file's content "
+             "decides"},
+            {"--input_shape", &opt.input_shape,
+             "ONNX: static sizes of the model's inputs, \"name:n,c,h,w;name2:...\""},
+            {"--soc_version", &opt.soc_version, "the SoC to tune for (default Ascend910A)"}});
   add_opat_options(app, opat);
   add_sgat_options(app, sgat);
   add_gdat_options(app, gdat);
@@ -132,13 +140,13 @@ void add_options(CLI::App& app, CommonOptions& opt, OpatFlags& opat, SgatFlags& 
                  "split evaluations (GDAT), without early stop (default: the level's preset, with "
                  "early stop)")
       ->check(CLI::Range(std::size_t{1}, std::size_t{1000000}));
-  app.add_option("--seed", seed_text,
-                 "seed of the search policies, an integer in [0, 2^64-1] (default 0)");
-  app.add_option("--device", opt.device, "simulator (default) or ascend");
-  app.add_option("--measure_latency", opt.measure_latency,
-                 "seconds slept per simulated measurement of operator tuning (--job_type=2), "
-                 "as a device's compile and run would take (docs/distributed.md); 0 to 3600 "
-                 "(default 0)");
+  add_option_rows(
+      app,
+      {{"--seed", &seed_text, "seed of the search policies, an integer in [0, 2^64-1] (default 0)"},
+       {"--device", &opt.device, "simulator (default) or ascend"},
+       {"--measure_latency", &opt.measure_latency,
+        "seconds slept per simulated measurement of operator tuning (--job_type=2), as a "
+        "device's compile and run would take (docs/distributed.md); 0 to 3600 (default 0)"}});
   app.add_option("--report", opt.report,
                  "on (default): also write a trace, an op_summary CSV and an HTML report next to "
                  "the result file (docs/reports.md); off")

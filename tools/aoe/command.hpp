@@ -16,13 +16,34 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
+#include <initializer_list>
 #include <iosfwd>
 #include <optional>
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <variant>
+
+namespace CLI {
+class App;
+}
 
 namespace aoe_tool {
+
+/// One option of the `aoe` command as its flags are declared (cli.cpp and each job's own): the
+/// flag ("-m,--model"), where its value goes, and its help.
+struct OptionRow {
+  const char* flag;
+  std::variant<std::string*, int*, double*, std::optional<int>*, std::optional<double>*,
+               std::optional<std::string>*>
+      value;
+  std::string help;
+};
+
+/// Adds the options of `rows` to `app`, in order.
+void add_option_rows(CLI::App& app, std::initializer_list<OptionRow> rows);
 
 /// The flags every job takes (docs/cli.md), validated before a job runs.
 struct CommonOptions {
@@ -61,6 +82,11 @@ struct CommonOptions {
     return 1;
   }
 };
+
+/// Whether a job draws the progress bar: --progress_bar=on and stdout is a terminal.
+[[nodiscard]] inline bool shows_progress_bar(const CommonOptions& common, bool interactive) {
+  return interactive && common.progress_bar == "on";
+}
 
 struct JobExecutors;  // distributed.hpp: where the jobs run their tuning steps (mpirun)
 
@@ -136,12 +162,44 @@ struct TaskEvent {
   const std::string* error = nullptr;  ///< the reason, when the finished task failed
 };
 
+/// The TaskEvent of a job's `event` (OPAT's OpatEvent, SGAT's SgatEvent: index and count):
+/// `finished`, the report of the task that finished (null when it starts), whose error is
+/// given when it failed.
+template <class Event, class Report>
+[[nodiscard]] TaskEvent task_event(const Event& event, const Report* finished,
+                                   std::string_view bar_label, std::string what, std::string name) {
+  return TaskEvent{.index = event.index,
+                   .count = event.count,
+                   .finished = finished != nullptr,
+                   .bar_label = bar_label,
+                   .what = std::move(what),
+                   .name = std::move(name),
+                   .error = finished != nullptr && finished->failed() ? &finished->error : nullptr};
+}
+
 /// The progress output every task shares: a failure goes to `io.err` ("aoe: <what> <name>
 /// failed: <reason>", whatever --log says); with the progress bar (`bar`) the bar is drawn;
 /// otherwise a finished task's line starts at --log=info or debug ("[i/n] <name>: ", and for a
 /// failed task "failed: <reason>" and its end). True when the caller writes the rest of the
 /// task's line and ends it (flushed: a pipe or a log file sees each task as it ends).
 bool task_progress(const TaskEvent& e, bool bar, int verbosity, const Io& io);
+
+/// The progress callback of a job that tunes tasks one after another (OPAT's operators, SGAT's
+/// subgraphs) for its `Event`: `task(event)` says what the event is (`TaskEvent`), and
+/// `line(event, verbosity)` writes the rest of a finished task's line (task_progress), which
+/// then ends, flushed: a pipe or a log file sees each task as it ends.
+template <class Event, class Task, class Line>
+[[nodiscard]] std::function<void(const Event&)> task_progress_callback(const CommonOptions& common,
+                                                                       const Io& io, Task task,
+                                                                       Line line) {
+  const int verbosity = common.verbosity();
+  const bool bar = shows_progress_bar(common, io.interactive);
+  return [&io, verbosity, bar, task, line](const Event& e) {
+    if (!task_progress(task(e), bar, verbosity, io)) return;
+    line(e, verbosity);
+    io.out << std::endl;
+  };
+}
 
 /// The exit code of a job that returned `error`: an interruption says on `io.err` that
 /// `partial_file` holds `so_far` ("the operators tuned so far") and is exit_interrupted; any

@@ -95,28 +95,28 @@ std::string list(const aoe::gdat::SplitStrategy& s) {
 }  // namespace
 
 void add_gdat_options(CLI::App& app, GdatFlags& flags) {
-  app.add_option("--gradient_profile", flags.gradient_profile,
-                 "GDAT: a gradient profile (JSON, docs/gdat.md) to tune instead of --model's "
-                 "graph");
-  app.add_option("--cluster", flags.cluster,
-                 "GDAT: the cluster (JSON, docs/gdat.md); the flags below override it");
-  app.add_option("--devices", flags.devices, "GDAT: data-parallel devices (default 8)");
-  app.add_option("--devices_per_server", flags.devices_per_server,
-                 "GDAT: devices in one server (default 8)");
-  app.add_option("--topology", flags.topology,
-                 "GDAT: all-reduce over the devices: two_level (default) or ring");
-  app.add_option("--intra_bandwidth", flags.intra_bandwidth,
-                 "GDAT: GB/s per device inside a server (default 30)");
-  app.add_option("--intra_latency", flags.intra_latency,
-                 "GDAT: us per message inside a server (default 2)");
-  app.add_option("--inter_bandwidth", flags.inter_bandwidth,
-                 "GDAT: GB/s per device between servers (default 12.5)");
-  app.add_option("--inter_latency", flags.inter_latency,
-                 "GDAT: us per message between servers (default 10)");
-  app.add_option("--allreduce_overhead", flags.allreduce_overhead,
-                 "GDAT: fixed us per all-reduce (default 20)");
-  app.add_option("--segments", flags.segments,
-                 "GDAT: the most all-reduce segments, 1 to 8 (default 8)");
+  add_option_rows(
+      app,
+      {{"--gradient_profile", &flags.gradient_profile,
+        "GDAT: a gradient profile (JSON, docs/gdat.md) to tune instead of --model's graph"},
+       {"--cluster", &flags.cluster,
+        "GDAT: the cluster (JSON, docs/gdat.md); the flags below override it"},
+       {"--devices", &flags.devices, "GDAT: data-parallel devices (default 8)"},
+       {"--devices_per_server", &flags.devices_per_server,
+        "GDAT: devices in one server (default 8)"},
+       {"--topology", &flags.topology,
+        "GDAT: all-reduce over the devices: two_level (default) or ring"},
+       {"--intra_bandwidth", &flags.intra_bandwidth,
+        "GDAT: GB/s per device inside a server (default 30)"},
+       {"--intra_latency", &flags.intra_latency,
+        "GDAT: us per message inside a server (default 2)"},
+       {"--inter_bandwidth", &flags.inter_bandwidth,
+        "GDAT: GB/s per device between servers (default 12.5)"},
+       {"--inter_latency", &flags.inter_latency,
+        "GDAT: us per message between servers (default 10)"},
+       {"--allreduce_overhead", &flags.allreduce_overhead,
+        "GDAT: fixed us per all-reduce (default 20)"},
+       {"--segments", &flags.segments, "GDAT: the most all-reduce segments, 1 to 8 (default 8)"}});
   app.add_flag("--gdat_exact", flags.exact,
                "GDAT: keep the dynamic programme's optimum when it beats the search's split");
 }
@@ -192,7 +192,7 @@ int run_gdat_command(const CommonOptions& common, const GdatFlags& flags,
 
   aoe::gdat::GradientFusionBank bank(env.graph_bank_root(), common.soc_version,
                                      "openaoe " AOE_VERSION_STRING, bank_access(env, common, io));
-  const bool bar = io.interactive && common.progress_bar == "on";
+  const bool bar = shows_progress_bar(common, io.interactive);
   aoe::GdatOptions o{.max_segments = static_cast<std::size_t>(flags.segments),
                      .exact = flags.exact};
   set_common_options(o, *budget, common, env, io);

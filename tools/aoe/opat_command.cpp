@@ -70,8 +70,9 @@ aoe::Result<void> read_tune_ops_file(const std::string& path, aoe::OpatOptions& 
 }  // namespace
 
 void add_opat_options(CLI::App& app, OpatFlags& flags) {
-  app.add_option("--tune_ops_file", flags.tune_ops_file,
-                 "JSON {\"tune_ops_name\": [...], \"tune_ops_type\": [...]}: tune only these");
+  add_option_rows(app, {{"--tune_ops_file", &flags.tune_ops_file,
+                         "JSON {\"tune_ops_name\": [...], \"tune_ops_type\": [...]}: tune only "
+                         "these"}});
   app.add_flag("--Fop_format", flags.fop_format, "also tune the Format knowledge");
   app.add_flag("--Fop_impl", flags.fop_impl, "also tune the Impl knowledge (implementation mode)");
 }
@@ -97,18 +98,12 @@ int opat_error_code(const aoe::ErrorInfo& e, bool on_ascend, const std::string& 
 /// Prints each operator as it ends (or draws the progress bar); every failure reaches stderr.
 std::function<void(const aoe::OpatEvent&)> opat_progress(const CommonOptions& common,
                                                          const Io& io) {
-  const int verbosity = common.verbosity();
-  const bool bar = io.interactive && common.progress_bar == "on";
-  return [&io, verbosity, bar](const aoe::OpatEvent& e) {
-    const bool finished = e.kind == aoe::OpatEvent::Kind::finished && e.op != nullptr;
-    const aoe_tool::TaskEvent task{.index = e.index,
-                                   .count = e.count,
-                                   .finished = finished,
-                                   .bar_label = e.op_type,
-                                   .what = "operator",
-                                   .name = e.op_name + " (" + e.op_type + ")",
-                                   .error = finished && e.op->failed() ? &e.op->error : nullptr};
-    if (!task_progress(task, bar, verbosity, io)) return;
+  const auto task = [](const aoe::OpatEvent& e) {
+    const bool finished = e.kind == aoe::OpatEvent::Kind::finished;
+    return task_event(e, finished ? e.op : nullptr, e.op_type, "operator",
+                      e.op_name + " (" + e.op_type + ")");
+  };
+  const auto line = [&io](const aoe::OpatEvent& e, int verbosity) {
     for (const auto& k : e.op->kinds) {
       io.out << aoe::to_string(k.kind) << " " << aoe::to_string(k.outcome) << " "
              << fixed(k.before_us, 3) << " us -> " << fixed(k.after_us, 3) << " us";
@@ -116,8 +111,8 @@ std::function<void(const aoe::OpatEvent&)> opat_progress(const CommonOptions& co
       io.out << "; ";
     }
     if (!e.op->note.empty()) io.out << e.op->note;
-    io.out << std::endl;  // flushed: a pipe or a log file sees each operator as it ends
   };
+  return task_progress_callback<aoe::OpatEvent>(common, io, task, line);
 }
 
 }  // namespace
@@ -166,7 +161,7 @@ int run_opat_command(const CommonOptions& common, const OpatFlags& flags,
 #endif
     return aoe::run_opat(*graph, backend, bank, o, &partial);
   }();
-  if (io.interactive && common.progress_bar == "on") io.out << "\n";
+  if (shows_progress_bar(common, io.interactive)) io.out << "\n";
   if (!result) {
     return job_failed(result.error(), partial.result_file, "the operators tuned so far",
                       opat_error_code(result.error(), on_ascend, catalogue), io);

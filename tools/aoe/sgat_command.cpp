@@ -27,27 +27,17 @@ namespace {
 /// Prints each subgraph as it ends (or draws the progress bar); every failure reaches stderr.
 std::function<void(const aoe::SgatEvent&)> sgat_progress(const CommonOptions& common,
                                                          const Io& io) {
-  const int verbosity = common.verbosity();
-  const bool bar = io.interactive && common.progress_bar == "on";
-  return [&io, verbosity, bar](const aoe::SgatEvent& e) {
-    const bool finished = e.kind == aoe::SgatEvent::Kind::finished && e.subgraph != nullptr;
-    const aoe_tool::TaskEvent task{
-        .index = e.index,
-        .count = e.count,
-        .finished = finished,
-        .bar_label = e.name,
-        .what = "subgraph",
-        .name = finished ? e.subgraph->name : e.name,
-        .error = finished && e.subgraph->failed() ? &e.subgraph->error : nullptr};
-    if (!task_progress(task, bar, verbosity, io)) return;
+  const auto task = [](const aoe::SgatEvent& e) {
+    const auto* done = e.kind == aoe::SgatEvent::Kind::finished ? e.subgraph : nullptr;
+    return task_event(e, done, e.name, "subgraph", done != nullptr ? done->name : e.name);
+  };
+  const auto line = [&io](const aoe::SgatEvent& e, int verbosity) {
     const auto& s = *e.subgraph;
     io.out << aoe::to_string(s.outcome) << " " << fixed(s.before_ms * 1e3, 3) << " us -> "
            << fixed(s.after_ms * 1e3, 3) << " us, repo_key " << s.repo_key;
-    if (verbosity >= 3) {
-      io.out << " (" << s.evaluations << " evaluations; " << s.strategy << ")";
-    }
-    io.out << std::endl;  // flushed: a pipe or a log file sees each subgraph as it ends
+    if (verbosity >= 3) io.out << " (" << s.evaluations << " evaluations; " << s.strategy << ")";
   };
+  return task_progress_callback<aoe::SgatEvent>(common, io, task, line);
 }
 
 }  // namespace
@@ -78,7 +68,7 @@ int run_sgat_command(const CommonOptions& common, const SgatFlags& flags,
   }
   aoe::SgatJobResult partial;
   auto result = aoe::run_sgat(*graph, soc, bank, o, &partial);
-  if (io.interactive && common.progress_bar == "on") io.out << "\n";
+  if (shows_progress_bar(common, io.interactive)) io.out << "\n";
   if (!result) {
     // The model is loaded: what fails now is the bank or the work directory.
     return job_failed(result.error(), partial.result_file, "the subgraphs tuned so far", exit_bank,

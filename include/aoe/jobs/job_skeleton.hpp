@@ -19,6 +19,10 @@
 // task learns in-job knowledge (winners of similar operators, their trials) only from earlier
 // waves; a bank key that occurs twice in one wave is tuned once, by its first task, and the
 // later task is accounted after it exactly as one process would (a bank hit).
+//
+// This header includes what every job uses (the tuner and its stop conditions, seeds, the
+// search policies by name, the standard library's pieces below), so that a job's header
+// includes only what it adds.
 #ifndef AOE_JOBS_JOB_SKELETON_HPP
 #define AOE_JOBS_JOB_SKELETON_HPP
 
@@ -30,6 +34,7 @@
 #include "aoe/repo/memory_repository.hpp"
 #include "aoe/repo/record.hpp"
 #include "aoe/search/any_search.hpp"
+#include "aoe/search/by_name.hpp"
 
 #include <unistd.h>
 
@@ -39,6 +44,7 @@
 #include <filesystem>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -71,6 +77,17 @@ struct JobBudget {
                                                 "': expected O1 (high performance) or O2 "
                                                 "(normal, the default)");
 }
+
+/// A job's budget presets by --tune_optimization_level: `o2` (normal, AOE's default, also the
+/// job's options' default) and `o1` (high performance). Called with a level, the budget of that
+/// level (job_budget_preset).
+struct JobBudgetPresets {
+  JobBudget o2;
+  JobBudget o1;
+  [[nodiscard]] Result<JobBudget> operator()(std::string_view level) const {
+    return job_budget_preset(level, o2, o1);
+  }
+};
 
 /// How long a tuning step may go on: its budget, the batch size, the job's stop flag and a
 /// progress callback (evaluations so far, budget) called after each batch.
@@ -118,6 +135,37 @@ template <class Measure>
   return tuner.tune(
       space, MaxEvaluations{limits.budget.evaluations} || NoImprovement{limits.budget.patience},
       detail::StepObserver{&limits});
+}
+
+/// The search policy of a tuning step, made by name (`made`: make_search or a job's own); a
+/// name that makes none throws aoe::Error naming it (a step runs anywhere, MPI ranks included,
+/// so it reports by exception; the job checked the name before its first step).
+[[nodiscard]] inline AnySearch step_search(Result<AnySearch> made, std::string_view name) {
+  if (!made) {
+    throw Error(Errc::invalid_argument,
+                "search policy '" + std::string(name) + "': " + made.error().message);
+  }
+  return std::move(*made);
+}
+
+/// What a job's bank lookup found for a task: `found`, the stored record's configuration when
+/// the task's space holds it; `stale`, a record is stored but its configuration is no longer
+/// one of the space (another version or other options wrote it): the task is tuned as new and
+/// its result stored with replace, so that the next job finds it (a hit) instead of tuning the
+/// task again.
+template <class T>
+struct StoredLookup {
+  std::optional<T> found;
+  bool stale = false;
+};
+
+/// The configuration of `space` that a stored record names by `values` when the space holds it
+/// and it is valid; otherwise the record is stale.
+[[nodiscard]] inline StoredLookup<Configuration> stored_in_space(
+    const Space& space, const std::vector<NamedValue>& values) {
+  auto cfg = space.find(values);
+  if (!cfg || !space.is_valid(*cfg)) return {std::nullopt, true};
+  return {std::move(*cfg), false};
 }
 
 /// What a tuning step hands back, whatever ran it (serialised between MPI ranks by
@@ -188,8 +236,9 @@ struct Accounting {
 /// than that record (or than the default). `store_found()` writes the step's best,
 /// `store_default()` the default when nothing better was found and `record_default` says so.
 /// A record that another process stored meanwhile and that is as fast (`kept`): ours is not
-/// written and the task counts as not improved (reserved / unsatisfied), but the job uses its
-/// own best, which is faster than what it started from.
+/// written and the task counts as `reserved` (the bank holds an entry, at least as good, which
+/// is kept), whether the job started from a record or from the default; the job uses its own
+/// best, which is faster than what it started from.
 template <class StoreFound, class StoreDefault>
 [[nodiscard]] Result<Accounting> account(bool stored, bool interrupted, bool found_better,
                                          bool record_default, StoreFound&& store_found,
@@ -199,7 +248,7 @@ template <class StoreFound, class StoreDefault>
   if (found_better) {
     Result<StoreOutcome> s = store_found();
     if (!s) return s.error();
-    if (*s == StoreOutcome::kept) return Accounting{not_written, true};
+    if (*s == StoreOutcome::kept) return Accounting{JobOutcome::reserved, true};
     return Accounting{stored ? JobOutcome::update : JobOutcome::add, true};
   }
   if (!stored && record_default) {
@@ -212,8 +261,10 @@ template <class StoreFound, class StoreDefault>
 }
 
 /// A job's result file while it runs: named and stamped at the start, rewritten atomically
-/// (valid at every moment), and written durably at the end. `Report` has tuning_name,
-/// timestamp, tid, tuning_seconds, finished and interrupted, and a `write_report` overload.
+/// (valid at every moment; not fsynced, a job rewrites it), and written durably at the end
+/// (`finish`: fsync of the file and of its directory), the same for every job. `Report` has
+/// tuning_name, timestamp, tid, tuning_seconds, finished and interrupted, and a `write_report`
+/// overload.
 template <class Report>
 class JobFrame {
  public:
@@ -243,14 +294,14 @@ class JobFrame {
     return write_report(*report_, file_, durable);
   }
 
-  /// The job's end: the report marked finished (and `interrupted`), written durably (or not),
-  /// then Errc::interrupted with `job` copied to `partial` when it was interrupted.
+  /// The job's end: the report marked finished (and `interrupted`), written durably, then
+  /// Errc::interrupted with `job` copied to `partial` when it was interrupted.
   template <class JobResult>
-  [[nodiscard]] Result<void> finish(bool interrupted, bool durable, const JobResult& job,
+  [[nodiscard]] Result<void> finish(bool interrupted, const JobResult& job,
                                     JobResult* partial) const {
     report_->interrupted = interrupted;
     report_->finished = true;
-    if (auto ok = write(durable); !ok) return ok.error();
+    if (auto ok = write(true); !ok) return ok.error();
     if (!interrupted) return {};
     if (partial != nullptr) *partial = job;
     return make_error(Errc::interrupted, "the job was interrupted; " + file_.string() +

@@ -204,11 +204,12 @@ class KnowledgeBank {
   /// Stores `record` in the custom bank if it is new (`added`) or better than the stored one
   /// (`updated`); otherwise `kept` and nothing is written. Under the file's lock the file is
   /// re-read, so records written meanwhile by another process are kept. A time that is not a
-  /// positive finite number is refused (`invalid_argument`).
-  Result<StoreOutcome> store(const Record& record) {
+  /// positive finite number is refused (`invalid_argument`). `replace`: the stored record is
+  /// replaced whatever its value (a stale record, one that no longer fits the key's space).
+  Result<StoreOutcome> store(const Record& record, bool replace = false) {
     auto slot = slot_for(record.key);
     if (!slot) return slot.error();
-    return store_.store(slot->file(options_.custom_root), *slot, record);
+    return store_.store(slot->file(options_.custom_root), *slot, record, replace);
   }
 
   /// Checks, before a job starts, that the custom bank of `scope` can be written: creates its

@@ -142,6 +142,23 @@ inline void model_performance_json(boost::json::object& job, double baseline_ms,
   return report_envelope(r.timestamp, r.tid, basic_json(r, complete), job_key, std::move(body));
 }
 
+/// Whether a task's outcome wrote the bank (add or update): the tasks a result file lists under
+/// repo_modified_operators / repo_modified_subgraphs.
+[[nodiscard]] constexpr bool bank_written(JobOutcome o) noexcept {
+  return o == JobOutcome::add || o == JobOutcome::update;
+}
+
+/// A modified task's times in a result file: "performance_after_tune(<unit>)",
+/// "performance_before_tune(<unit>)" (as the job rounds them) and "performance_improvement"
+/// (as the job prints it), in that order.
+inline void tune_performance_json(boost::json::object& o, std::string_view unit, double before,
+                                  double after, std::string improvement) {
+  const std::string u = "(" + std::string(unit) + ")";
+  o["performance_after_tune" + u] = after;
+  o["performance_before_tune" + u] = before;
+  o["performance_improvement"] = std::move(improvement);
+}
+
 /// Sets `key` of `job` to the names (`name(task)`) of the tasks that failed, when any did
 /// ("tuning_failed_operators", "tuning_failed_subgraphs").
 template <class Tasks, class Name>

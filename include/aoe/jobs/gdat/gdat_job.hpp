@@ -8,10 +8,10 @@
 #ifndef AOE_JOBS_GDAT_JOB_HPP
 #define AOE_JOBS_GDAT_JOB_HPP
 
-#include "aoe/core/error.hpp"
+// What every job uses comes with the skeleton (job_skeleton.hpp), and the pieces of this
+// job's folder bring what they use; GDAT adds:
 #include "aoe/core/random.hpp"
 #include "aoe/core/stop_conditions.hpp"
-#include "aoe/core/tuner.hpp"
 #include "aoe/jobs/detail/transfer.hpp"
 #include "aoe/jobs/gdat/cluster.hpp"
 #include "aoe/jobs/gdat/gdat_report.hpp"
@@ -23,9 +23,6 @@
 #include "aoe/jobs/gdat/split_space.hpp"
 #include "aoe/jobs/gdat/split_strategy.hpp"
 #include "aoe/jobs/job_skeleton.hpp"
-#include "aoe/repo/memory_repository.hpp"
-#include "aoe/search/by_name.hpp"
-#include "aoe/search/evolutionary.hpp"
 
 #include <unistd.h>
 
@@ -34,17 +31,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstddef>
-#include <cstdint>
-#include <filesystem>
-#include <functional>
-#include <memory>
-#include <optional>
-#include <span>
-#include <string>
-#include <string_view>
 #include <tuple>
-#include <utility>
-#include <vector>
 
 namespace aoe {
 
@@ -54,12 +41,9 @@ namespace aoe {
 /// default (evolutionary) search came within 0.54% of the optimum on ResNet-50 and BERT-base at
 /// 8 and 64 devices over 20 seeds each, where 2000 evaluations (600 without improvement) left
 /// 3 runs in 20 on BERT-base at 64 devices above 1% (docs/gdat.md).
-using GdatBudget = JobBudget;
-
-[[nodiscard]] inline Result<GdatBudget> gdat_budget_preset(std::string_view level) {
-  return job_budget_preset(level, {.evaluations = 10000, .patience = 3000},
-                           {.evaluations = 40000, .patience = 12000});
-}
+inline constexpr JobBudgetPresets gdat_budget_preset{
+    .o2 = {.evaluations = 10000, .patience = 3000},
+    .o1 = {.evaluations = 40000, .patience = 12000}};
 
 /// The search policy GDAT uses for `name`: `make_search(name, start)`; `start.initial` are
 /// measured first.
@@ -96,7 +80,7 @@ struct GdatMeasureRequest {
 struct GdatOptions {
   std::size_t max_segments = gdat::max_split_segments;  ///< --segments: 1 to 8
   std::string search = "evolutionary";                  ///< a name of aoe::make_search
-  GdatBudget budget{.evaluations = 10000, .patience = 3000};
+  JobBudget budget = gdat_budget_preset.o2;
   std::uint64_t seed = 0;
   bool repeat_tune = false;  ///< REPEAT_TUNE: re-tune a model the bank holds
   /// --gdat_exact: also consider the dynamic programme's optimum and keep it when it beats the
@@ -367,7 +351,7 @@ inline void gdat_describe(const GdatTask& task, const gdat::Cluster& cluster,
   } else {
     std::optional<GdatSplit> best;
     if (!detail::gdat_search(task, stored, options, rep, best)) {
-      if (auto ok = frame->finish(true, true, job, partial); !ok) return ok.error();
+      if (auto ok = frame->finish(true, job, partial); !ok) return ok.error();
     }
     if (!best) best = task.summary(gdat::SplitStrategy{{model.gradients() - 1}});  // no budget
     rep.search_best = best;
@@ -394,7 +378,7 @@ inline void gdat_describe(const GdatTask& task, const gdat::Cluster& cluster,
   }
   rep.timeline = model.timeline(rep.result->split);
   rep.baseline_timeline = model.timeline(rep.baseline.split);
-  if (auto ok = frame->finish(false, true, job, partial); !ok) return ok.error();
+  if (auto ok = frame->finish(false, job, partial); !ok) return ok.error();
   return job;
 }
 

@@ -5,42 +5,20 @@
 #ifndef AOE_JOBS_OPAT_JOB_HPP
 #define AOE_JOBS_OPAT_JOB_HPP
 
-#include "aoe/core/error.hpp"
-#include "aoe/core/random.hpp"
-#include "aoe/core/stop_conditions.hpp"
-#include "aoe/core/tuner.hpp"
+// What every job uses comes with the skeleton (job_skeleton.hpp), and the pieces of this
+// job's folder bring what they use; OPAT adds:
 #include "aoe/graph/fusion.hpp"
-#include "aoe/graph/graph.hpp"
 #include "aoe/jobs/detail/transfer.hpp"
 #include "aoe/jobs/job_skeleton.hpp"
 #include "aoe/jobs/opat/opat_report.hpp"
 #include "aoe/jobs/parallel_measure.hpp"
 #include "aoe/jobs/tuned_model_writer.hpp"
-#include "aoe/repo/bank_key.hpp"
-#include "aoe/repo/knowledge_bank.hpp"
-#include "aoe/repo/memory_repository.hpp"
-#include "aoe/search/by_name.hpp"
-#include "aoe/search/evolutionary.hpp"
-
-#include <unistd.h>
 
 #include <array>
-#include <atomic>
-#include <chrono>
-#include <cstdint>
 #include <cstdio>
-#include <filesystem>
-#include <functional>
 #include <iterator>
-#include <limits>
 #include <map>
-#include <memory>
-#include <optional>
 #include <set>
-#include <span>
-#include <string>
-#include <string_view>
-#include <vector>
 
 namespace aoe {
 
@@ -49,10 +27,8 @@ namespace aoe {
 /// and the evaluations without improvement after which a kind's tuning stops.
 using OpatBudget = JobBudget;
 
-[[nodiscard]] inline Result<OpatBudget> opat_budget_preset(std::string_view level) {
-  return job_budget_preset(level, {.evaluations = 400, .patience = 150},
-                           {.evaluations = 1500, .patience = 500});
-}
+inline constexpr JobBudgetPresets opat_budget_preset{.o2 = {.evaluations = 400, .patience = 150},
+                                                     .o1 = {.evaluations = 1500, .patience = 500}};
 
 /// The search policy OPAT uses for `name`: "evolutionary" is a genetic search configured for
 /// operator schedules (AOE's own Schedule tuner is a GA; ascend-aoe-facts.md §4.1), with a
@@ -109,7 +85,7 @@ struct OpatStepRequest {
 struct OpatOptions {
   BankScope scope{};
   std::string search = "evolutionary";  ///< a name of aoe::make_search
-  OpatBudget budget{.evaluations = 400, .patience = 150};
+  OpatBudget budget = opat_budget_preset.o2;
   std::uint64_t seed = 0;
   bool repeat_tune = false;                    ///< REPEAT_TUNE: re-tune operators the bank holds
   bool format_tuning = false;                  ///< --Fop_format: also tune the Format knowledge
@@ -299,16 +275,15 @@ struct Measured {
   Measurement measurement;
 };
 
-/// The bank's configuration for `key` when `space` holds it and it is valid; none otherwise (a
-/// stale entry is as none: tuned as if new). An unreadable bank is an error.
-[[nodiscard]] inline Result<std::optional<Configuration>> opat_stored_configuration(
+/// The bank's configuration for `key` when `space` holds it and it is valid; none otherwise,
+/// and a record whose configuration is not in the space is `stale` (tuned as if new, then
+/// replaced: StoredLookup). An unreadable bank is an error.
+[[nodiscard]] inline Result<StoredLookup<Configuration>> opat_stored_configuration(
     const KnowledgeBank& bank, const TuningKey& key, const Space& space) {
   auto found = bank.lookup(key);
   if (!found) return found.error();  // a bank that became unreadable: stop the job
-  if (!found->has_value()) return std::optional<Configuration>();
-  auto cfg = space.find((*found)->configuration);
-  if (!cfg || !space.is_valid(*cfg)) return std::optional<Configuration>();
-  return std::optional<Configuration>(std::move(*cfg));
+  if (!found->has_value()) return StoredLookup<Configuration>{};
+  return stored_in_space(space, (*found)->configuration);
 }
 
 /// A step that tunes nothing: it measures `configurations` of operator `op_index`'s `kind`, in
@@ -332,17 +307,18 @@ template <class Runner>
                                                           const TuningKey& key,
                                                           const Runner& runner,
                                                           std::span<const Measured> known = {}) {
-  auto cfg = opat_stored_configuration(bank, key, runner.space());
-  if (!cfg) return cfg.error();
-  if (!*cfg) return std::optional<Measured>();
+  auto lookup = opat_stored_configuration(bank, key, runner.space());
+  if (!lookup) return lookup.error();
+  const auto& cfg = lookup->found;
+  if (!cfg) return std::optional<Measured>();
   for (const auto& k : known) {  // measured already: the same answer (see `premeasured`)
-    if (k.configuration != **cfg) continue;
+    if (k.configuration != *cfg) continue;
     if (!k.measurement.ok()) return std::optional<Measured>();
-    return std::optional<Measured>(Measured{**cfg, k.measurement});
+    return std::optional<Measured>(Measured{*cfg, k.measurement});
   }
-  Measurement m = runner.evaluate(**cfg);
+  Measurement m = runner.evaluate(*cfg);
   if (!m.ok()) return std::optional<Measured>();
-  return std::optional<Measured>(Measured{**cfg, std::move(m)});
+  return std::optional<Measured>(Measured{*cfg, std::move(m)});
 }
 
 template <class Backend>
@@ -360,6 +336,7 @@ struct OpatKindPlan {
   Runner runner;
   Measured def;
   std::optional<Measured> stored;
+  bool stale = false;  ///< the bank's record no longer fits the space: replaced when stored
   Action action = Action::tune;
   std::size_t step = 0;    ///< tune: its request; later in the same wave: the earlier task's
   bool same_wave = false;  ///< later: the key is tuned by an earlier task of this wave
@@ -429,6 +406,7 @@ struct OpatKindPre {
   TuningKey key;
   Configuration def;
   std::optional<Configuration> stored;
+  bool stale = false;  ///< the bank's record no longer fits the space
   std::size_t request = 0;
 };
 
@@ -450,6 +428,7 @@ template <class Backend>
                      .key = {},
                      .def = {},
                      .stored = std::nullopt,
+                     .stale = false,
                      .request = 0});
       break;
     }
@@ -462,10 +441,12 @@ template <class Backend>
         .key = make_bank_key(op, kind, options.scope, options.impl_mode),
         .def = runner->default_configuration(),
         .stored = std::nullopt,
+        .stale = false,
         .request = measures.size()};
     auto stored = opat_stored_configuration(bank, k.key, space);
     if (!stored) return stored.error();
-    k.stored = std::move(*stored);
+    k.stored = std::move(stored->found);
+    k.stale = stored->stale;
     OpatStepRequest q = opat_measure_request(op_index, kind, options.parallel, {k.def});
     if (k.stored) q.measure_only.push_back(*k.stored);
     costs.push_back(static_cast<double>(q.measure_only.size()));
@@ -491,8 +472,9 @@ template <class Runner>
     const Space& space = p.runner->space();
     auto now = opat_stored_configuration(bank, p.key, space);
     if (!now) return now.error();
-    if (*now == p.stored) continue;
-    p.stored = std::move(*now);
+    p.stale = now->stale;
+    if (now->found == p.stored) continue;
+    p.stored = std::move(now->found);
     OpatStepRequest q = opat_measure_request(op_index, p.kind, options.parallel, {p.def});
     if (p.stored) q.measure_only.push_back(*p.stored);
     p.request = first + again.size();
@@ -537,7 +519,7 @@ template <class Runner>
     std::optional<Measured> stored;
     if (p.stored && m->history[1].measurement.ok())
       stored = Measured{*p.stored, m->history[1].measurement};
-    Plan k{p.kind, p.key, std::move(*p.runner), {p.def, def_m}, std::move(stored)};
+    Plan k{p.kind, p.key, std::move(*p.runner), {p.def, def_m}, std::move(stored), p.stale};
     const TuningKey& key = k.key;
     const bool tuned_in_job = !job.tuned_keys.insert(key).second;
     if (const auto it = wave.keys.find(key);
@@ -633,7 +615,8 @@ template <class Runner>
   const Space& space = k.runner.space();
   const auto record = [&](const Configuration& c, double value, std::string how) {
     return bank.store(Record{k.key, space.named_values(c), value,
-                             Provenance{std::move(how), evaluations, utc_timestamp()}});
+                             Provenance{std::move(how), evaluations, utc_timestamp()}},
+                      k.stale);
   };
   auto acc = account(
       k.stored.has_value(), false, r.better.has_value() && used, options.record_unsatisfied,
@@ -763,14 +746,12 @@ template <class Backend>
     return out;
   }
   SearchStart start{request.initial, request.context, request.prior};
-  auto search = make_opat_search(request.search, start);
-  if (!search) throw Error(Errc::invalid_argument, search.error().message);
   using Runner = std::remove_cvref_t<decltype(*runner)>;
-  return StepOutcome::of(
-      tune_step(runner->space(), std::move(*search),
-                detail::KnownMeasure<ParallelMeasure<Runner>>(
-                    ParallelMeasure<Runner>(*runner, request.parallel), request.known),
-                request.seed, StepLimits{request.budget, request.batch_size, stop}));
+  return StepOutcome::of(tune_step(
+      runner->space(), step_search(make_opat_search(request.search, start), request.search),
+      detail::KnownMeasure<ParallelMeasure<Runner>>(
+          ParallelMeasure<Runner>(*runner, request.parallel), request.known),
+      request.seed, StepLimits{request.budget, request.batch_size, stop}));
 }
 
 namespace detail {
@@ -847,7 +828,8 @@ void opat_premeasure_later(std::vector<OpatOperatorPlan<Runner>>& plans,
 /// environment (bank, result file); an operator that cannot be tuned is reported in
 /// `tuning_failed_operators` and the job goes on. When `options.stop` is set during the job,
 /// the job ends after the current batch with the report marked "tune tuning incomplete" and
-/// returns Errc::interrupted with the result in `partial`.
+/// returns Errc::interrupted with the result in `partial`. The result file is written durably at
+/// the end (JobFrame::finish); the tuned model is renamed into place (atomic, not fsynced).
 template <class Backend>
 [[nodiscard]] Result<OpatJobResult> run_opat(const Graph& graph, Backend& backend,
                                              KnowledgeBank& bank, const OpatOptions& options,
@@ -868,8 +850,6 @@ template <class Backend>
   if (!job) return job.error();
   const auto fused = fuse(graph);
   const std::vector<std::size_t> tasks = detail::opat_tasks(fused, options);
-  // The report and the tuned model are renamed into place (atomic, valid at every moment) but
-  // not fsynced: they are outputs a job can rebuild; the bank, which it cannot, is.
   if (auto ok = frame->write(); !ok) return ok.error();
   std::vector<TunedOperator> tuned;
   const auto stopping = [&] { return options.stop != nullptr && options.stop->load(); };
@@ -974,7 +954,7 @@ template <class Backend>
     cur = std::move(*next);
     measured = std::move(next_measured);
   }
-  if (auto ok = frame->finish(interrupted || stopping(), false, out, partial); !ok) {
+  if (auto ok = frame->finish(interrupted || stopping(), out, partial); !ok) {
     return ok.error();
   }
   if (auto ok = write_tuned_model(graph, tuned, out.tuned_model_file); !ok) return ok.error();

@@ -128,12 +128,11 @@ struct OpatReport : JobReportHead {
   for (const auto& op : r.operators) {
     object perf;
     for (const auto& k : op.kinds) {
-      if (k.outcome != OpatOutcome::add && k.outcome != OpatOutcome::update) continue;
+      if (!detail::bank_written(k.outcome)) continue;
       object p;
-      p["performance_after_tune(us)"] = detail::round3(k.after_us);
-      p["performance_before_tune(us)"] = detail::round3(k.before_us);
-      p["performance_improvement"] =
-          detail::percent(OpatReport::improvement(k.before_us, k.after_us));
+      detail::tune_performance_json(
+          p, "us", detail::round3(k.before_us), detail::round3(k.after_us),
+          detail::percent(OpatReport::improvement(k.before_us, k.after_us)));
       p["update_mode"] = std::string(to_string(k.outcome));
       perf[std::string(to_string(k.kind))] = std::move(p);
     }

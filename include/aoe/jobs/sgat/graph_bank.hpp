@@ -185,9 +185,11 @@ class GraphBank {
   /// Stores `record` if its key is new (`added`) or it is faster than the stored strategy
   /// (`updated`); otherwise `kept`, and nothing is written. Under the file lock the file is
   /// re-read, so strategies written meanwhile by another process are kept. A time that is not a
-  /// positive finite number is refused (`invalid_argument`).
-  Result<StoreOutcome> store(std::string_view soc_version, const GraphBankRecord& record) {
-    return store_.store(file(soc_version), format_, record);
+  /// positive finite number is refused (`invalid_argument`). `replace`: the stored strategy is
+  /// replaced whatever its time (a stale record, one that no longer fits the subgraph's space).
+  Result<StoreOutcome> store(std::string_view soc_version, const GraphBankRecord& record,
+                             bool replace = false) {
+    return store_.store(file(soc_version), format_, record, replace);
   }
 
   /// Checks before a job that the bank file of `soc_version` can be locked and read (creating

@@ -6,60 +6,30 @@
 #ifndef AOE_JOBS_SGAT_SGAT_JOB_HPP
 #define AOE_JOBS_SGAT_SGAT_JOB_HPP
 
-#include "aoe/core/error.hpp"
-#include "aoe/core/random.hpp"
-#include "aoe/core/stop_conditions.hpp"
-#include "aoe/core/tuner.hpp"
-#include "aoe/detail/write_json.hpp"
-#include "aoe/graph/graph.hpp"
-#include "aoe/graph/graph_index.hpp"
+// What every job uses comes with the skeleton (job_skeleton.hpp), and the pieces of this
+// job's folder bring what they use; SGAT adds:
 #include "aoe/jobs/detail/transfer.hpp"
 #include "aoe/jobs/job_skeleton.hpp"
 #include "aoe/jobs/parallel_measure.hpp"
 #include "aoe/jobs/sgat/graph_bank.hpp"
 #include "aoe/jobs/sgat/sgat_report.hpp"
-#include "aoe/jobs/sgat/subgraph_key.hpp"
 #include "aoe/jobs/sgat/subgraph_scorer.hpp"
-#include "aoe/jobs/sgat/subgraph_space.hpp"
-#include "aoe/jobs/sgat/subgraph_split.hpp"
 #include "aoe/jobs/tuned_model_writer.hpp"
-#include "aoe/measure/simulator/soc.hpp"
-#include "aoe/repo/memory_repository.hpp"
-#include "aoe/search/by_name.hpp"
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 #include <boost/json/serialize.hpp>
-#include <unistd.h>
 
-#include <atomic>
-#include <chrono>
-#include <cstdint>
-#include <filesystem>
-#include <functional>
-#include <map>
-#include <memory>
-#include <optional>
 #include <set>
-#include <span>
-#include <string>
-#include <string_view>
 #include <tuple>
-#include <utility>
-#include <vector>
 
 namespace aoe {
 
 /// Strategies evaluated per subgraph, and evaluations without improvement after which a
-/// subgraph's tuning stops.
-using SgatBudget = JobBudget;
-
-/// AOE's --tune_optimization_level presets for SGAT: O2 (normal, the default) and O1 (high
-/// performance, four times the budget).
-[[nodiscard]] inline Result<SgatBudget> sgat_budget_preset(std::string_view level) {
-  return job_budget_preset(level, {.evaluations = 240, .patience = 96},
-                           {.evaluations = 960, .patience = 384});
-}
+/// subgraph's tuning stops: AOE's --tune_optimization_level presets for SGAT, O2 (normal, the
+/// default) and O1 (high performance, four times the budget).
+inline constexpr JobBudgetPresets sgat_budget_preset{.o2 = {.evaluations = 240, .patience = 96},
+                                                     .o1 = {.evaluations = 960, .patience = 384}};
 
 /// What happened, for a progress display.
 struct SgatEvent {
@@ -92,7 +62,7 @@ struct SgatStepRequest {
 /// Options of an SGAT job. Aggregate: `aoe::SgatOptions{.nonhomo_split = true}`.
 struct SgatOptions {
   std::string search = "evolutionary";  ///< a name of aoe::make_search
-  SgatBudget budget{.evaluations = 240, .patience = 96};
+  JobBudget budget = sgat_budget_preset.o2;
   std::uint64_t seed = 0;
   bool repeat_tune = false;    ///< REPEAT_TUNE: re-tune subgraphs the bank holds
   bool nonhomo_split = false;  ///< --Fnonhomo_split: slice counts that do not divide the batch
@@ -291,18 +261,19 @@ struct SgatJobState {
 using SgatStored = std::optional<std::pair<Configuration, Measurement>>;
 
 /// The bank's strategy for the task, scored, when these flags allow it (else as none: tuned
-/// as if new).
-[[nodiscard]] inline Result<SgatStored> sgat_stored(const GraphBank& bank, const sim::Soc& soc,
-                                                    const SgatTask& task) {
+/// as if new); a record whose strategy is not in the task's space (other flags or another
+/// version wrote it) is `stale`: tuned as if new, then replaced (StoredLookup).
+[[nodiscard]] inline Result<StoredLookup<std::pair<Configuration, Measurement>>> sgat_stored(
+    const GraphBank& bank, const sim::Soc& soc, const SgatTask& task) {
+  using Lookup = StoredLookup<std::pair<Configuration, Measurement>>;
   auto found = bank.lookup(soc.name, task.key);
   if (!found) return found.error();  // a bank that became unreadable: stop the job
-  if (!found->has_value()) return SgatStored();
-  const Space& space = task.scorer->space();
-  const auto cfg = space.find((*found)->knowledge);
-  if (!cfg || !space.is_valid(*cfg)) return SgatStored();
-  Measurement m = task.scorer->evaluate(*cfg);
-  if (!m.ok()) return SgatStored();
-  return SgatStored(std::pair{*cfg, std::move(m)});
+  if (!found->has_value()) return Lookup{};
+  auto cfg = stored_in_space(task.scorer->space(), (*found)->knowledge);
+  if (!cfg.found) return Lookup{std::nullopt, cfg.stale};
+  Measurement m = task.scorer->evaluate(*cfg.found);
+  if (!m.ok()) return Lookup{};
+  return Lookup{std::pair{std::move(*cfg.found), std::move(m)}, false};
 }
 
 /// One subgraph as planned (rank 0, in task order): `failed` (it cannot be timed), `hit`,
@@ -312,6 +283,7 @@ struct SgatPlan {
   enum class Action : std::uint8_t { failed, hit, later, tune };
   Action action = Action::failed;
   SgatStored stored;
+  bool stale = false;  ///< the bank's record no longer fits the space: replaced when stored
   std::size_t step = 0;
 };
 
@@ -333,7 +305,8 @@ struct SgatWave {
   if (!task.base) return plan;
   auto stored = sgat_stored(bank, soc, task);
   if (!stored) return stored.error();
-  plan.stored = std::move(*stored);
+  plan.stored = std::move(stored->found);
+  plan.stale = stored->stale;
   const std::uint64_t key = task.key.hash;
   const bool tuned_in_job = !job.tuned_keys.insert(key).second;
   if (wave.keys.contains(key) || (!plan.stored && job.unsatisfied_in_job.contains(key))) {
@@ -398,7 +371,7 @@ struct SgatWave {
                         sgat_feature(*task.space),
                         sgat_strategy(*task.space, *timing),
                         Provenance{std::move(policy), r.history.size(), utc_timestamp()}};
-    return bank.store(soc.name, rec);
+    return bank.store(soc.name, rec, plan.stale);
   };
   auto acc = account(
       plan.stored.has_value(), false, r.found() && r.best_value < use_value,
@@ -442,7 +415,8 @@ struct SgatWave {
   if (plan.action == SgatPlan::Action::later) {
     auto now = sgat_stored(bank, soc, task);  // the bank as the earlier subgraph left it
     if (!now) return now.error();
-    plan.stored = std::move(*now);
+    plan.stored = std::move(now->found);
+    plan.stale = now->stale;
     if (plan.stored) plan.action = SgatPlan::Action::hit;
   }
   if (plan.action == SgatPlan::Action::hit) {
@@ -491,13 +465,11 @@ struct SgatWave {
                 "subgraph " + task.subgraph.name + " cannot be timed: " + task.error);
   SearchStart start;
   start.initial = request.initial;
-  auto search = make_search(request.search, start);
-  if (!search) throw Error(Errc::invalid_argument, search.error().message);
-  return StepOutcome::of(
-      tune_step(task.scorer->space(), std::move(*search),
-                detail::KnownMeasure<ParallelMeasure<SubgraphScorer>>(
-                    ParallelMeasure<SubgraphScorer>(*task.scorer, request.parallel), request.known),
-                request.seed, StepLimits{request.budget, request.batch_size, stop}));
+  return StepOutcome::of(tune_step(
+      task.scorer->space(), step_search(make_search(request.search, start), request.search),
+      detail::KnownMeasure<ParallelMeasure<SubgraphScorer>>(
+          ParallelMeasure<SubgraphScorer>(*task.scorer, request.parallel), request.known),
+      request.seed, StepLimits{request.budget, request.batch_size, stop}));
 }
 
 /// Runs SGAT on `graph` for `soc`, with the graph bank `bank`. The subgraphs are tuned in waves
@@ -566,7 +538,7 @@ struct SgatWave {
       if (!interrupted) event(SgatEvent::Kind::finished, i, &out.report.subgraphs.back());
     }
   }
-  if (auto ok = frame->finish(interrupted || stopping(), true, out, partial); !ok) {
+  if (auto ok = frame->finish(interrupted || stopping(), out, partial); !ok) {
     return ok.error();
   }
   auto text = aoe::detail::serialize_json(model, out.tuned_model_file.string());

@@ -102,11 +102,10 @@ struct SgatReport : JobReportHead {
   array added;
   array updated;
   for (const auto& s : r.subgraphs) {
-    if (s.outcome != SgatOutcome::add && s.outcome != SgatOutcome::update) continue;
+    if (!detail::bank_written(s.outcome)) continue;
     object o;
-    o["performance_after_tune(ms)"] = detail::round6(s.after_ms);
-    o["performance_before_tune(ms)"] = detail::round6(s.before_ms);
-    o["performance_improvement"] = sgat_percent(SgatReport::improvement(s.before_ms, s.after_ms));
+    detail::tune_performance_json(o, "ms", detail::round6(s.before_ms), detail::round6(s.after_ms),
+                                  sgat_percent(SgatReport::improvement(s.before_ms, s.after_ms)));
     o["repo_key"] = s.repo_key;
     (s.outcome == SgatOutcome::add ? added : updated).push_back(std::move(o));
   }
