@@ -5,7 +5,7 @@
 // is the goal; a stage whose time per node grows with the size is not linear.
 //
 //   scale_bench [--sizes 1000,10000,100000,1000000] [--shapes chain,wide,ladder]
-//               [--budget N] [--parallel N]
+//               [--budget N] [--parallel N] [--stages parse,fusion,...]
 //   scale_bench --write-model FILE --shape wide --nodes 100000   (a model for the real `aoe`)
 //
 // Shapes (every tensor [8, 64] float16 unless said):
@@ -19,7 +19,9 @@
 // evaluations per operator: tasks, tuning, bank, result file, tuned model), sgat_split
 // (split_subgraphs), gdat_derivation (derive_gradient_profile; ladder only), tuned_model_write
 // (write_tuned_model of the untuned graph), gdat (run_gdat on a profile: default split,
-// dynamic programme, search with `--budget` x 10 evaluations, bank, result file).
+// dynamic programme, search with `--budget` x 10 evaluations, bank, result file). `--stages`
+// runs only the stages named (all by default; parse always runs: the others need its graph, but
+// is recorded only when named).
 //
 // Output: {"benchmark": "scale_bench", "budget": N, "parallel": N, "results": [{"shape",
 // "nodes", "stage", "seconds", "seconds_per_node", "cpu_seconds", "cpu_seconds_per_node"},
@@ -40,6 +42,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -48,6 +51,7 @@
 #include <iostream>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -141,6 +145,9 @@ std::vector<std::string> split_list(const std::string& s) {
 int main(int argc, char** argv) {
   std::vector<std::size_t> sizes{1000, 10000, 100000, 1000000};
   std::vector<std::string> shapes{"chain", "wide", "ladder"};
+  const std::vector<std::string> all_stages{
+      "parse", "fusion", "sgat_split", "gdat_derivation", "tuned_model_write", "opat", "gdat"};
+  std::vector<std::string> stages = all_stages;
   std::size_t budget = 8;
   int parallel = 2;
   std::string write_model;
@@ -155,6 +162,8 @@ int main(int argc, char** argv) {
         for (const auto& s : split_list(v)) sizes.push_back(std::stoul(s));
       } else if (a == "--shapes") {
         shapes = split_list(v);
+      } else if (a == "--stages") {
+        stages = split_list(v);
       } else if (a == "--budget") {
         budget = std::stoul(v);
       } else if (a == "--parallel") {
@@ -180,6 +189,17 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  for (const auto& s : stages) {
+    if (std::find(all_stages.begin(), all_stages.end(), s) == all_stages.end()) {
+      std::cerr << "scale_bench: --stages: '" << s
+                << "': expected parse, fusion, sgat_split, gdat_derivation, tuned_model_write, "
+                   "opat or gdat\n";
+      return 2;
+    }
+  }
+  const auto wanted = [&stages](std::string_view s) {
+    return std::find(stages.begin(), stages.end(), s) != stages.end();
+  };
   if (!write_model.empty()) {
     std::ofstream out(write_model, std::ios::binary);
     out << model_json(make_graph(write_shape, write_nodes)) << "\n";
@@ -233,21 +253,21 @@ int main(int argc, char** argv) {
           fail(shape, parsed.error());
           continue;
         }
-        record(shape, nodes, "parse", t0);
+        if (wanted("parse")) record(shape, nodes, "parse", t0);
         built = std::move(*parsed);
       }
       const aoe::Graph& g = built;
-      {
+      if (wanted("fusion")) {
         const Stopwatch t0;
         const auto fused = aoe::fuse(g);
         record(shape, nodes, "fusion", t0);
       }
-      {
+      if (wanted("sgat_split")) {
         const Stopwatch t0;
         const auto subgraphs = aoe::split_subgraphs(g);
         record(shape, nodes, "sgat_split", t0);
       }
-      if (shape == "ladder") {
+      if (shape == "ladder" && wanted("gdat_derivation")) {
         const Stopwatch t0;
         auto profile = aoe::gdat::derive_gradient_profile(g, *soc);
         if (!profile) {
@@ -256,7 +276,7 @@ int main(int argc, char** argv) {
           record(shape, nodes, "gdat_derivation", t0);
         }
       }
-      {
+      if (wanted("tuned_model_write")) {
         fs::remove_all(scratch);
         const Stopwatch t0;
         if (auto ok = aoe::write_tuned_model(g, {}, scratch / "model.json"); !ok) {
@@ -265,7 +285,7 @@ int main(int argc, char** argv) {
           record(shape, nodes, "tuned_model_write", t0);
         }
       }
-      {
+      if (wanted("opat")) {
         fs::remove_all(scratch);
         aoe::KnowledgeBank bank({.custom_root = scratch / "bank", .durable = false});
         const aoe::OpatOptions options{.scope = backend.scope(),
@@ -282,7 +302,7 @@ int main(int argc, char** argv) {
       }
     }
   }
-  for (const auto n : sizes) {
+  for (const auto n : wanted("gdat") ? sizes : std::vector<std::size_t>{}) {
     const auto profile = make_profile(n);
     fs::remove_all(scratch);
     aoe::gdat::GradientFusionBank bank(scratch / "bank", soc->name);

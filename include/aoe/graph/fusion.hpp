@@ -82,7 +82,9 @@ bool one_of(const std::array<std::string_view, N>& set, std::string_view t) {
   std::vector<std::string_view> internal;
   std::size_t type_size = f.nodes.size();
   std::size_t name_size = 0;
+  std::size_t inputs = 0;
   for (const auto i : f.nodes) {
+    inputs += g.nodes[i].inputs.size();
     for (const auto& o : g.nodes[i].outputs) internal.push_back(o.name);
     type_size += g.nodes[i].type.size();
     name_size += g.nodes[i].name.size();
@@ -96,6 +98,8 @@ bool one_of(const std::array<std::string_view, N>& set, std::string_view t) {
   const bool fused = f.nodes.size() > 1;
   f.op.type.reserve(type_size);
   f.op.name.reserve(name_size);
+  f.op.inputs.reserve(inputs);
+  f.op.outputs.reserve(g.nodes[f.nodes.back()].outputs.size());
   if (fused) f.op.members.reserve(f.nodes.size());
   for (std::size_t k = 0; k < f.nodes.size(); ++k) {
     const Node& n = g.nodes[f.nodes[k]];

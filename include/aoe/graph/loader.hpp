@@ -7,6 +7,7 @@
 #include "aoe/core/error.hpp"
 #include "aoe/detail/parse_json.hpp"
 #include "aoe/detail/read_input.hpp"
+#include "aoe/graph/detail/name_table.hpp"
 #include "aoe/graph/graph.hpp"
 
 #include <boost/json/parse.hpp>
@@ -17,10 +18,12 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <set>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace aoe {
 
@@ -61,91 +64,105 @@ class GraphReader {
     if (tensors == nullptr || !tensors->is_object()) {
       return fail(Errc::schema_error, "/tensors", "expected an object of tensor descriptions");
     }
-    std::map<std::string, TensorDesc> descs;
-    for (const auto& [key, tv] : tensors->as_object()) {
-      const std::string ptr = "/tensors/" + pointer_token(key);
-      auto d = read_tensor(tv, ptr);
+    // Tensors and node names numbered in flat tables of views into `root` (no tree node, no
+    // copied name per tensor), what is known of each tensor in arrays by its id; the JSON
+    // pointers of messages are made only for an error (docs/reliability.md#model-size).
+    const auto& tensor_obj = tensors->as_object();
+    NameTable tensor_ids;
+    tensor_ids.reserve(tensor_obj.size());
+    std::vector<TensorDesc> descs;
+    descs.reserve(tensor_obj.size());
+    for (const auto& [key, tv] : tensor_obj) {
+      auto d = read_tensor(tv, std::string_view(key.data(), key.size()));
       if (!d) return d.error();
-      descs.emplace(std::string(key), *d);
+      tensor_ids.insert(std::string_view(key.data(), key.size()));
+      descs.push_back(std::move(*d));
     }
 
     const auto* nodes = obj->if_contains("nodes");
     if (nodes == nullptr || !nodes->is_array() || nodes->as_array().empty()) {
       return fail(Errc::schema_error, "/nodes", "expected a non-empty array of nodes");
     }
-    std::set<std::string> names;
-    std::map<std::string, std::size_t> produced;  // tensor -> node index
-    std::map<std::string, std::size_t> first_use;
     const auto& arr = nodes->as_array();
+    NameTable names;
+    names.reserve(arr.size());
+    std::vector<std::size_t> produced(descs.size(), none);   // by tensor id: node index
+    std::vector<std::size_t> first_use(descs.size(), none);  // by tensor id: node index
+    g.nodes.reserve(arr.size());
     for (std::size_t i = 0; i < arr.size(); ++i) {
-      const std::string ptr = "/nodes/" + std::to_string(i);
+      const auto ptr = [i] { return "/nodes/" + std::to_string(i); };
       const auto* n = arr[i].if_object();
-      if (n == nullptr) return fail(Errc::schema_error, ptr, "expected a node object");
+      if (n == nullptr) return fail(Errc::schema_error, ptr(), "expected a node object");
       Node node;
-      auto s = read_string(*n, "name", ptr);
-      if (!s) return s.error();
-      node.name = *s;
-      if (!names.insert(node.name).second) {
-        return fail(Errc::schema_error, ptr + "/name",
+      const auto* node_name = read_string(*n, "name");
+      if (node_name == nullptr) {
+        return fail(Errc::schema_error, ptr() + "/name", "expected a non-empty string");
+      }
+      node.name.assign(node_name->data(), node_name->size());
+      if (!names.insert(std::string_view(node_name->data(), node_name->size())).second) {
+        return fail(Errc::schema_error, ptr() + "/name",
                     "expected a unique node name; '" + node.name + "' is used twice");
       }
-      s = read_string(*n, "type", ptr);
-      if (!s) return s.error();
-      node.type = *s;
+      const auto* type = read_string(*n, "type");
+      if (type == nullptr) {
+        return fail(Errc::schema_error, ptr() + "/type", "expected a non-empty string");
+      }
+      node.type.assign(type->data(), type->size());
       for (const char* side : {"inputs", "outputs"}) {
         const auto* list = n->if_contains(side);
-        const std::string lptr = ptr + "/" + side;
+        const auto lptr = [&] { return ptr() + "/" + side; };
         if (list == nullptr || !list->is_array()) {
-          return fail(Errc::schema_error, lptr, "expected an array of tensor names");
+          return fail(Errc::schema_error, lptr(), "expected an array of tensor names");
         }
         const bool is_out = std::string_view(side) == "outputs";
-        if (is_out && list->as_array().empty()) {
-          return fail(Errc::schema_error, lptr, "expected at least one output tensor");
+        const auto& refs = list->as_array();
+        if (is_out && refs.empty()) {
+          return fail(Errc::schema_error, lptr(), "expected at least one output tensor");
         }
-        for (std::size_t k = 0; k < list->as_array().size(); ++k) {
-          const auto& tv = list->as_array()[k];
-          const std::string tptr = lptr + "/" + std::to_string(k);
-          if (!tv.is_string()) return fail(Errc::schema_error, tptr, "expected a tensor name");
-          const std::string tname(tv.as_string());
-          const auto it = descs.find(tname);
-          if (it == descs.end()) {
-            return fail(Errc::schema_error, tptr,
-                        "expected the name of a tensor in /tensors; '" + tname +
+        (is_out ? node.outputs : node.inputs).reserve(refs.size());
+        for (std::size_t k = 0; k < refs.size(); ++k) {
+          const auto& tv = refs[k];
+          const auto tptr = [&] { return lptr() + "/" + std::to_string(k); };
+          if (!tv.is_string()) return fail(Errc::schema_error, tptr(), "expected a tensor name");
+          const std::string_view tname(tv.as_string().data(), tv.as_string().size());
+          const std::size_t id = tensor_ids.find(tname);
+          if (id == NameTable::npos) {
+            return fail(Errc::schema_error, tptr(),
+                        "expected the name of a tensor in /tensors; '" + std::string(tname) +
                             "' is not described there");
           }
           if (is_out) {
-            if (produced.contains(tname)) {
-              return fail(Errc::schema_error, tptr,
-                          "tensor '" + tname + "' is already produced by node '" +
-                              g.nodes[produced[tname]].name + "'");
+            if (produced[id] != none) {
+              return fail(Errc::schema_error, tptr(),
+                          "tensor '" + std::string(tname) + "' is already produced by node '" +
+                              g.nodes[produced[id]].name + "'");
             }
-            if (const auto use = first_use.find(tname);
-                use != first_use.end() && use->second == i) {
-              return fail(Errc::schema_error, tptr,
-                          "node '" + node.name + "' reads its own output '" + tname +
+            if (first_use[id] == i) {
+              return fail(Errc::schema_error, tptr(),
+                          "node '" + node.name + "' reads its own output '" + std::string(tname) +
                               "' (a cycle: the graph must be acyclic)");
             }
-            if (first_use.contains(tname)) {
-              return fail(
-                  Errc::schema_error, tptr,
-                  "tensor '" + tname + "' is read by node '" + g.nodes[first_use[tname]].name +
-                      "' before it is produced: nodes must be in topological order (and the graph "
-                      "acyclic)");
+            if (first_use[id] != none) {
+              return fail(Errc::schema_error, tptr(),
+                          "tensor '" + std::string(tname) + "' is read by node '" +
+                              g.nodes[first_use[id]].name +
+                              "' before it is produced: nodes must be in topological order (and "
+                              "the graph acyclic)");
             }
-            produced[tname] = i;
-            node.outputs.push_back({tname, it->second});
+            produced[id] = i;
+            node.outputs.push_back({std::string(tname), descs[id]});
           } else {
-            first_use.try_emplace(tname, i);
-            node.inputs.push_back({tname, it->second});
+            if (first_use[id] == none) first_use[id] = i;
+            node.inputs.push_back({std::string(tname), descs[id]});
           }
         }
       }
       if (const auto* attrs = n->if_contains("attributes")) {
         if (!attrs->is_object()) {
-          return fail(Errc::schema_error, ptr + "/attributes", "expected an object");
+          return fail(Errc::schema_error, ptr() + "/attributes", "expected an object");
         }
         for (const auto& [k, v] : attrs->as_object()) {
-          const std::string aptr = ptr + "/attributes/" + pointer_token(k);
+          const std::string aptr = ptr() + "/attributes/" + pointer_token(k);
           auto a = read_attribute(v, aptr);
           if (!a) return a.error();
           node.attributes.emplace(std::string(k), std::move(*a));
@@ -157,13 +174,43 @@ class GraphReader {
   }
 
  private:
-  Result<std::string> read_string(const boost::json::object& o, const char* key,
-                                  const std::string& ptr) const {
+  static constexpr std::size_t none = static_cast<std::size_t>(-1);
+
+  /// The non-empty string `key` of `o`, or null.
+  static const boost::json::string* read_string(const boost::json::object& o, const char* key) {
     const auto* v = o.if_contains(key);
-    if (v == nullptr || !v->is_string() || v->as_string().empty()) {
-      return fail(Errc::schema_error, ptr + "/" + key, "expected a non-empty string");
+    if (v == nullptr || !v->is_string() || v->as_string().empty()) return nullptr;
+    return &v->as_string();
+  }
+
+  /// The description of tensor `key` (its JSON pointer made only for an error).
+  Result<TensorDesc> read_tensor(const boost::json::value& v, std::string_view key) const {
+    const auto* o = v.if_object();
+    if (o != nullptr) {  // the usual case first, with no pointer made
+      const auto* shape = o->if_contains("shape");
+      const auto* dtype = o->if_contains("dtype");
+      const auto* format = o->if_contains("format");
+      if (shape != nullptr && shape->is_array() && dtype != nullptr && dtype->is_string() &&
+          (format == nullptr || format->is_string())) {
+        TensorDesc d;
+        bool ok = true;
+        d.shape.reserve(shape->as_array().size());
+        for (const auto& dv : shape->as_array()) {
+          ok = ok && dv.is_int64() && dv.as_int64() > 0;
+          if (ok) d.shape.push_back(dv.as_int64());
+        }
+        const auto t = data_type_from_string(std::string_view(dtype->as_string()));
+        const auto f = format == nullptr
+                           ? std::optional<Format>(d.format)
+                           : format_from_string(std::string_view(format->as_string()));
+        if (ok && t && f) {
+          d.dtype = *t;
+          d.format = *f;
+          if (!d.size_problem()) return d;
+        }
+      }
     }
-    return std::string(v->as_string());
+    return read_tensor(v, "/tensors/" + pointer_token(key));
   }
 
   Result<TensorDesc> read_tensor(const boost::json::value& v, const std::string& ptr) const {

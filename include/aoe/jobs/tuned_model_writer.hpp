@@ -306,7 +306,9 @@ class JsonAppender {
     }
   }
   std::string text;
-  text.reserve(bytes + references * 24);
+  // Generous: a tensor's description is written once, but reserving for every reference costs
+  // nothing (pages never written are never touched) and a reallocation copies the whole text.
+  text.reserve(bytes + references * 64);
   JsonAppender w(text);
   w.raw("{\"format_version\":");
   w.integer(model_format_version);

@@ -184,7 +184,25 @@ class KnowledgeBank {
     if (!slot) return slot.error();
     for (const bool custom : {true, false}) {
       if (!custom && !options_.builtin_root) break;
-      const auto file = slot->file(custom ? options_.custom_root : *options_.builtin_root);
+      // The slot's file path, made once per distinct file and thread, not once per lookup: a
+      // path of five parts cost two thirds of a cached lookup (docs/reliability.md#model-size).
+      struct LastFile {
+        std::string root, device, soc;
+        int cores = -1;
+        bool user = false;
+        KnowledgeKind kind = KnowledgeKind::schedule;
+        std::filesystem::path file;
+      };
+      thread_local LastFile last_custom, last_builtin;
+      const auto& root = custom ? options_.custom_root : *options_.builtin_root;
+      LastFile& l = custom ? last_custom : last_builtin;
+      if (l.file.empty() || l.root != root.native() || l.user != slot->user ||
+          l.device != slot->device || l.soc != slot->scope.soc_version ||
+          l.cores != slot->scope.core_num || l.kind != slot->kind) {
+        l = {root.native(), slot->device, slot->scope.soc_version, slot->scope.core_num,
+             slot->user,    slot->kind,   slot->file(root)};
+      }
+      const std::filesystem::path& file = l.file;
       auto found = store_.with_cached(
           file, *slot,
           [&](const detail::BankEntries& entries) {

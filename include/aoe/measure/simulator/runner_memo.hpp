@@ -103,8 +103,9 @@ class RunnerMemo {
   /// operator equal to `op` but for its name. An operator that fails is not remembered (its
   /// error names it).
   [[nodiscard]] Result<SimulatorRunner> create(const OperatorDesc& op, SimulatorOptions options) {
-    std::string key;
-    key.reserve(256);
+    // One key buffer per thread, reused: no allocation per operator for its key.
+    thread_local std::string key;
+    key.clear();
     append_runner_key(key, op, options.knowledge);
     {
       const std::lock_guard lock(mutex_);
@@ -117,7 +118,7 @@ class RunnerMemo {
     if (!made) return made;
     const std::lock_guard lock(mutex_);
     if (runners_.size() >= capacity_) runners_.clear();
-    runners_.emplace(std::move(key), *made);
+    runners_.emplace(key, *made);
     return made;
   }
 
