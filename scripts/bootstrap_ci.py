@@ -98,7 +98,14 @@ def main():
                                     "mean": float(v.mean()),
                                     "ci95": interval(reps[(m, s, b)])})
     if args.diff:
-        a, b_ = args.diff.split(",")
+        names = args.diff.split(",")
+        if len(names) != 2:
+            sys.exit(f"bootstrap_ci.py: --diff: two policies A,B, got '{args.diff}'")
+        a, b_ = names
+        for name in names:
+            if name not in searches:
+                sys.exit(f"bootstrap_ci.py: --diff: no rows of '{name}' in the input "
+                         f"(it has {', '.join(searches)})")
         out["diff"] = {"a": a, "b": b_, "paired": args.paired, "rows": []}
         for bud in budgets:
             per_model = []
