@@ -16,8 +16,9 @@
 //
 // Prints {"default_search": NAME, "results": [{"model", "search", "evaluations_per_operator",
 // "model_fraction_of_oracle", "median_operator_fraction", "worst_operator_fraction",
-// "search_cpu_seconds_per_evaluation", ...}, ...]}. An operator fraction above 1 (the job beat
-// the oracle, which means the oracle is not one) is reported raw and counted in
+// "search_cpu_seconds_per_evaluation", ..., "per_seed": [{"seed", "model_fraction_of_oracle",
+// "median_operator_fraction", "worst_operator_fraction"}, ...]}, ...]}. An operator fraction above
+// 1 (the job beat the oracle, which means the oracle is not one) is reported raw and counted in
 // "operators_above_oracle".
 #include <aoe/graph/loader.hpp>
 #include <aoe/jobs/opat/opat_job.hpp>
@@ -220,6 +221,7 @@ int main(int argc, char** argv) {
       for (const std::size_t budget : budgets) {
         Point mean;
         std::size_t runs = 0;
+        boost::json::array per_seed;  // each seed's own figures, for intervals over seeds
         for (std::size_t seed = 0; seed < seeds; ++seed) {
           fs::remove_all(scratch);
           aoe::KnowledgeBank bank({.custom_root = scratch / "bank"});
@@ -282,6 +284,10 @@ int main(int argc, char** argv) {
           p.cpu_per_evaluation = p.evaluations ? std::max(0.0, cpu - backend.spent) /
                                                      static_cast<double>(p.evaluations)
                                                : 0;
+          per_seed.push_back(boost::json::object{{"seed", static_cast<std::int64_t>(seed)},
+                                                 {"model_fraction_of_oracle", p.model_fraction},
+                                                 {"median_operator_fraction", p.median},
+                                                 {"worst_operator_fraction", p.worst}});
           mean.model_fraction += p.model_fraction;
           mean.median += p.median;
           mean.worst += p.worst;
@@ -303,6 +309,7 @@ int main(int argc, char** argv) {
         o["seeds"] = static_cast<std::int64_t>(runs);
         o["evaluations"] = static_cast<double>(mean.evaluations) / n;
         o["operators_above_oracle"] = static_cast<std::int64_t>(mean.above);
+        o["per_seed"] = std::move(per_seed);
         // Each point on stderr as it ends, so that a run stopped early keeps what it measured.
         std::cerr << boost::json::serialize(o) << "\n";
         results.push_back(std::move(o));
