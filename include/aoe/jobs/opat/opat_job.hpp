@@ -401,7 +401,7 @@ template <class Runner>
   }
   q.initial.push_back(k.def.configuration);
   q.context = operator_features(op, k.kind, options.scope);
-  q.prior = job.hints.prior(job.learned, k.kind, space);
+  if (uses_transfer_rows(options.search)) q.prior = job.hints.prior(job.learned, k.kind, space);
   const std::string op_text = operator_key_text(op, options.impl_mode);
   for (const auto& values : job.hints.nearest(k.kind, op_text, options.transfer_hints)) {
     if (auto c = project_onto(space, values, k.def.configuration)) q.initial.push_back(*c);
@@ -600,8 +600,10 @@ template <class Runner>
   }
   out.tuned = true;
   out.perf.best_so_far_us = best_so_far_us(step->history);
-  append_trials(*job.learned, operator_features(op, k.kind, options.scope), k.runner.space(),
-                step->history);
+  if (uses_transfer_rows(options.search)) {
+    append_trials(*job.learned, operator_features(op, k.kind, options.scope), k.runner.space(),
+                  step->history);
+  }
   const Measured& from = stored ? *stored : k.def;
   out.perf.before_us = out.perf.after_us = from.measurement.value * 1e6;
   out.from = from.configuration;
@@ -753,7 +755,16 @@ template <class Backend>
       out.history.push_back({c, runner->evaluate(c), out.history.size() + 1});
     return out;
   }
-  SearchStart start{request.initial, request.context, request.prior};
+  SearchStart start{request.initial, request.context, request.prior, std::nullopt};
+  if constexpr (requires { backend.soc(); }) {
+    // "analytic" ranks candidates with the analytic cost model of this operator on the
+    // backend's SoC (built from the public SoC and operator description, not the simulator).
+    if (request.search == "analytic") {
+      if (auto m = AnalyticCostModel::create(backend.soc(), op, runner->space())) {
+        start.analytic = std::move(*m);
+      }
+    }
+  }
   auto search = make_opat_search(request.search, start);
   if (!search) throw Error(Errc::invalid_argument, search.error().message);
   using Runner = std::remove_cvref_t<decltype(*runner)>;
