@@ -108,7 +108,9 @@ struct OpatStepRequest {
 /// Options of an OPAT job. Aggregate: `aoe::OpatOptions{.search = "bayesian"}`.
 struct OpatOptions {
   BankScope scope{};
-  std::string search = "evolutionary";  ///< a name of aoe::make_search
+  /// A name of aoe::make_search. "analytic": pre-screening by the analytic cost model
+  /// (docs/search.md#the-analytic-cost-model), ahead of "evolutionary" at every budget measured.
+  std::string search = "analytic";
   OpatBudget budget{.evaluations = 400, .patience = 150};
   std::uint64_t seed = 0;
   bool repeat_tune = false;                    ///< REPEAT_TUNE: re-tune operators the bank holds
