@@ -10,6 +10,10 @@
 //
 //   tuning_cost [--models DIR] [--shared DIR] [--model NAME,...] [--search NAME,...]
 //               [--budgets N,...] [--seeds N] [--soc NAME] [--bank-from MODEL,...] [--verbose]
+//               [--rank-correlation SAMPLES]
+// (--rank-correlation: instead of tuning, the analytic cost model's Spearman rank correlation
+// with the simulator on SAMPLES uniform configurations of every distinct operator, as
+// {"results": [{"model", "operator", "type", "samples", "spearman", ...}]})
 // (--verbose: every operator's default, tuned and oracle time on stderr; --bank-from: before
 // each measured job, the same job on these models fills the bank it starts from, so that the
 // measured one has the bank's records to transfer from: hints and the cost model's rows)
@@ -36,6 +40,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
@@ -84,6 +89,7 @@ struct TimedRunner {
 struct TimedBackend {
   aoe::SimulatorBackend inner;
   double spent = 0;
+  [[nodiscard]] const aoe::sim::Soc& soc() const noexcept { return inner.soc(); }
   [[nodiscard]] aoe::Result<TimedRunner> create(const aoe::OperatorDesc& op,
                                                 aoe::KnowledgeKind kind) {
     auto r = inner.create(op, kind);
@@ -91,6 +97,90 @@ struct TimedBackend {
     return TimedRunner{std::move(*r), &spent};
   }
 };
+
+// Spearman's rank correlation of x and y (average ranks for ties; +infinity, a failed or
+// infeasible configuration, ties last).
+double spearman(const std::vector<double>& x, const std::vector<double>& y) {
+  const auto ranks = [](const std::vector<double>& v) {
+    std::vector<std::size_t> order(v.size());
+    for (std::size_t i = 0; i < v.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return v[a] < v[b]; });
+    std::vector<double> r(v.size());
+    for (std::size_t i = 0; i < order.size();) {
+      std::size_t j = i;
+      while (j + 1 < order.size() && !(v[order[i]] < v[order[j + 1]])) ++j;
+      for (std::size_t k = i; k <= j; ++k) r[order[k]] = 0.5 * static_cast<double>(i + j);
+      i = j + 1;
+    }
+    return r;
+  };
+  const auto rx = ranks(x), ry = ranks(y);
+  const double n = static_cast<double>(x.size());
+  const double mean = (n - 1) / 2;
+  double sxy = 0, sxx = 0, syy = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    sxy += (rx[i] - mean) * (ry[i] - mean);
+    sxx += (rx[i] - mean) * (rx[i] - mean);
+    syy += (ry[i] - mean) * (ry[i] - mean);
+  }
+  return sxx > 0 && syy > 0 ? sxy / std::sqrt(sxx * syy) : 0;
+}
+
+// The analytic cost model against the simulator on every distinct operator of `fused`
+// (schedule knowledge): Spearman's rho over `samples` uniform valid configurations, and how
+// often both call a configuration infeasible / failed.
+boost::json::array rank_correlation(const std::string& model,
+                                    const std::vector<aoe::FusedOperator>& fused,
+                                    const aoe::SimulatorBackend& backend, std::size_t samples) {
+  boost::json::array out;
+  std::map<std::string, bool> seen;
+  for (const auto& f : fused) {
+    const std::string key = aoe::operator_key_text(f.op, "");
+    if (seen[key]) continue;
+    seen[key] = true;
+    auto runner = backend.create(f.op, aoe::KnowledgeKind::schedule);
+    if (!runner || runner->space().dimensions() == 0) continue;
+    auto analytic = aoe::AnalyticCostModel::create(backend.soc(), f.op, runner->space());
+    if (!analytic) continue;
+    aoe::Rng rng(aoe::detail::fnv1a(key));
+    std::vector<double> sim, pred;
+    std::size_t both_fail = 0, sim_fail = 0, model_fail = 0;
+    for (std::size_t i = 0; i < samples; ++i) {
+      const auto c = runner->space().sample(rng);
+      if (!c) break;
+      const auto m = runner->evaluate(*c);
+      const double p = analytic->predict_seconds(*c);
+      const bool sf = !m.ok(), mf = !std::isfinite(p);
+      both_fail += sf && mf ? 1 : 0;
+      sim_fail += sf ? 1 : 0;
+      model_fail += mf ? 1 : 0;
+      sim.push_back(sf ? HUGE_VAL : m.value);
+      pred.push_back(p);
+    }
+    if (sim.size() < 3) continue;
+    std::vector<double> sim_ok, pred_ok;  // where both give a time
+    for (std::size_t i = 0; i < sim.size(); ++i) {
+      if (std::isfinite(sim[i]) && std::isfinite(pred[i])) {
+        sim_ok.push_back(sim[i]);
+        pred_ok.push_back(pred[i]);
+      }
+    }
+    boost::json::object o;
+    o["model"] = model;
+    o["operator"] = f.op.name;
+    o["type"] = f.op.type;
+    o["samples"] = static_cast<std::int64_t>(sim.size());
+    o["spearman"] = spearman(sim, pred);
+    o["spearman_both_valid"] = sim_ok.size() >= 3 ? spearman(sim_ok, pred_ok) : 0.0;
+    o["both_valid"] = static_cast<std::int64_t>(sim_ok.size());
+    o["simulator_failures"] = static_cast<std::int64_t>(sim_fail);
+    o["model_infeasible"] = static_cast<std::int64_t>(model_fail);
+    o["both"] = static_cast<std::int64_t>(both_fail);
+    out.push_back(std::move(o));
+  }
+  return out;
+}
 
 struct Point {
   double model_fraction = 0;
@@ -122,6 +212,7 @@ int main(int argc, char** argv) {
   std::string soc_name = "Ascend910A";
   std::vector<std::string> bank_from;
   bool verbose = false;
+  std::size_t rank_samples = 0;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--verbose") {
@@ -150,6 +241,8 @@ int main(int argc, char** argv) {
       soc_name = v;
     } else if (a == "--bank-from") {
       bank_from = split(v);
+    } else if (a == "--rank-correlation") {
+      rank_samples = std::stoul(v);
     } else {
       std::cerr << "tuning_cost: unknown option " << a << "\n";
       return 2;
@@ -213,6 +306,13 @@ int main(int argc, char** argv) {
       continue;
     }
     const auto fused = aoe::fuse(*graph);
+    if (rank_samples > 0) {
+      for (auto& r : rank_correlation(name, fused, aoe::SimulatorBackend(*soc), rank_samples)) {
+        if (verbose) std::cerr << boost::json::serialize(r) << "\n";
+        results.push_back(std::move(r));
+      }
+      continue;
+    }
     std::map<std::string, const aoe::FusedOperator*> by_name;
     for (const auto& f : fused) by_name[f.op.name] = &f;
     std::map<std::string, double> oracle_us;  // by operator key text

@@ -56,7 +56,8 @@ struct CommonOptions {
   std::string progress_bar = "on";        ///< "on" or "off"
   std::string output;                     ///< the tuned model's path; empty: the workspace
   std::string log = "info";               ///< "debug", "info", "warning", "error" or "null"
-  std::string search = "evolutionary";
+  std::string
+      search;  ///< empty: the job's default (check_job_flags: OPAT analytic, else evolutionary)
   std::size_t budget = 0;  ///< evaluations; 0: the level's preset (with early stop)
   std::uint64_t seed = 0;
   std::string device = "simulator";  ///< "simulator" or "ascend"

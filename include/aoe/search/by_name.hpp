@@ -3,12 +3,14 @@
 #define AOE_SEARCH_BY_NAME_HPP
 
 #include "aoe/core/error.hpp"
+#include "aoe/costmodel/analytic_model.hpp"
 #include "aoe/search/any_search.hpp"
 #include "aoe/search/bayesian/bayesian.hpp"
 #include "aoe/search/ensemble.hpp"
 #include "aoe/search/evolutionary.hpp"
 #include "aoe/search/grid_search.hpp"
 #include "aoe/search/phases.hpp"
+#include "aoe/search/prescreen.hpp"
 #include "aoe/search/random_search.hpp"
 #include "aoe/search/search_names.hpp"
 #include "aoe/search/simulated_annealing.hpp"
@@ -40,6 +42,9 @@ struct SearchStart {
   /// (docs/search.md#transfer). The other policies ignore them.
   std::vector<Feature> context{};
   std::shared_ptr<const TransferData> prior{};
+  /// For "analytic": the analytic cost model of the operator tuned (costmodel/analytic_model.hpp),
+  /// when the problem is an Ascend operator with a known SoC. The other policies ignore it.
+  std::optional<AnalyticCostModel> analytic{};
 };
 
 /// Evaluations of the first phase of "annealing-evolutionary".
@@ -59,13 +64,43 @@ inline constexpr std::size_t annealing_phase = 48;
   return Phases(std::move(phases), "annealing-evolutionary");
 }
 
+/// Evaluations of the pre-screening phase of "analytic".
+inline constexpr std::size_t prescreen_phase = 48;
+
+/// "analytic": with an analytic cost model, `PreScreen` (the given first points, then the model's
+/// best of a pool of 2048, then the model's best neighbours of the best measured) for its first
+/// `prescreen_phase` evaluations, then a genetic search (population 24) whose offspring the
+/// model pre-screens (4 bred per proposal) and whose first generation is the best measured.
+/// Without a model (a space that is not an Ascend operator's: GDAT, SGAT, OpenCL, recorded
+/// spaces) it runs as "annealing-evolutionary" does, under this name.
+[[nodiscard]] inline Phases analytic_search(std::vector<Configuration> initial,
+                                            const std::optional<AnalyticCostModel>& model) {
+  EvolutionaryOptions e;
+  e.population = 24;
+  std::vector<Phase> phases;
+  if (!model) {
+    SimulatedAnnealingOptions a;
+    a.initial = std::move(initial);
+    phases.push_back({AnySearch(SimulatedAnnealing<>(std::move(a))), annealing_phase});
+    phases.push_back({AnySearch(Evolutionary<>(std::move(e)))});
+    return Phases(std::move(phases), "analytic");
+  }
+  PreScreenOptions p;
+  p.initial = std::move(initial);
+  e.screening = 4;
+  phases.push_back(
+      {AnySearch(PreScreen<AnalyticCostModel>(std::move(p), *model)), prescreen_phase});
+  phases.push_back({AnySearch(Evolutionary<AnalyticCostModel>(std::move(e), *model))});
+  return Phases(std::move(phases), "analytic");
+}
+
 /// A search policy, with its default options, by name: one of `search_names()` — "grid"
 /// (GridSearch in the `spread` order), "random" (RandomSearch), "annealing"
 /// (SimulatedAnnealing<>), "evolutionary" (Evolutionary<>), "bayesian" (Bayesian<>),
 /// "ensemble" (Ensemble over annealing, evolutionary and bayesian), and with aoe::xgboost
 /// "xgboost" (XGBoostSearch: the learned cost model as surrogate) and "evolutionary-xgboost"
-/// (Evolutionary<XGBoostModel>: offspring pre-screened by it), and "annealing-evolutionary"
-/// (`annealing_evolutionary`), started as `start` says. An
+/// (Evolutionary<XGBoostModel>: offspring pre-screened by it), "annealing-evolutionary"
+/// (`annealing_evolutionary`) and "analytic" (`analytic_search`), started as `start` says. An
 /// unknown name is `Errc::invalid_argument`, with a message that lists the valid names.
 /// (A template only so that including this header instantiates no policy until it is called.)
 template <class = void>
@@ -88,6 +123,7 @@ template <class = void>
     return AnySearch(Bayesian<>(std::move(o)));
   }
   if (name == "annealing-evolutionary") return AnySearch(annealing_evolutionary(start.initial));
+  if (name == "analytic") return AnySearch(analytic_search(start.initial, start.analytic));
   if (name == "ensemble") {
     EnsembleOptions o;
     o.initial = start.initial;

@@ -11,23 +11,25 @@ namespace aoe {
 
 namespace detail {
 #if defined(AOE_WITH_XGBOOST)  // linked with aoe::xgboost: the learned cost model's policies
-inline constexpr std::array<std::string_view, 9> search_names{"grid",
-                                                              "random",
-                                                              "annealing",
-                                                              "evolutionary",
-                                                              "bayesian",
-                                                              "ensemble",
-                                                              "xgboost",
-                                                              "evolutionary-xgboost",
-                                                              "annealing-evolutionary"};
+inline constexpr std::array<std::string_view, 10> search_names{"grid",
+                                                               "random",
+                                                               "annealing",
+                                                               "evolutionary",
+                                                               "bayesian",
+                                                               "ensemble",
+                                                               "xgboost",
+                                                               "evolutionary-xgboost",
+                                                               "annealing-evolutionary",
+                                                               "analytic"};
 #else
-inline constexpr std::array<std::string_view, 7> search_names{"grid",
+inline constexpr std::array<std::string_view, 8> search_names{"grid",
                                                               "random",
                                                               "annealing",
                                                               "evolutionary",
                                                               "bayesian",
                                                               "ensemble",
-                                                              "annealing-evolutionary"};
+                                                              "annealing-evolutionary",
+                                                              "analytic"};
 #endif
 }  // namespace detail
 

@@ -277,6 +277,13 @@ struct OperatorShape {
   return out;
 }
 
+/// Whether search policy `name` reads the transfer rows (`SearchStart::prior`): only the
+/// learned cost model's policies do, so a job builds them (`TransferHints::prior`,
+/// `append_trials`: milliseconds per operator with thousands of rows) only for those.
+[[nodiscard]] inline bool uses_transfer_rows(std::string_view name) noexcept {
+  return name == "xgboost" || name == "evolutionary-xgboost";
+}
+
 /// The bank's winners by operator, for the nearest-operator hints of `run_opat`.
 class TransferHints {
  public:

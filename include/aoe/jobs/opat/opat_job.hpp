@@ -84,7 +84,9 @@ struct OpatStepRequest {
 /// Options of an OPAT job. Aggregate: `aoe::OpatOptions{.search = "bayesian"}`.
 struct OpatOptions {
   BankScope scope{};
-  std::string search = "evolutionary";  ///< a name of aoe::make_search
+  /// A name of aoe::make_search. "analytic": pre-screening by the analytic cost model
+  /// (docs/search.md#the-analytic-cost-model), ahead of "evolutionary" at every budget measured.
+  std::string search = "analytic";
   OpatBudget budget = opat_budget_preset.o2;
   std::uint64_t seed = 0;
   bool repeat_tune = false;                    ///< REPEAT_TUNE: re-tune operators the bank holds
@@ -387,7 +389,7 @@ template <class Runner>
   }
   q.initial.push_back(k.def.configuration);
   q.context = operator_features(op, k.kind, options.scope);
-  q.prior = job.hints.prior(job.learned, k.kind, space);
+  if (uses_transfer_rows(options.search)) q.prior = job.hints.prior(job.learned, k.kind, space);
   const std::string op_text = operator_key_text(op, options.impl_mode);
   for (const auto& values : job.hints.nearest(k.kind, op_text, options.transfer_hints)) {
     if (auto c = project_onto(space, values, k.def.configuration)) q.initial.push_back(*c);
@@ -591,8 +593,10 @@ template <class Runner>
   }
   out.tuned = true;
   out.perf.best_so_far_us = best_so_far_us(step->history);
-  append_trials(*job.learned, operator_features(op, k.kind, options.scope), k.runner.space(),
-                step->history);
+  if (uses_transfer_rows(options.search)) {
+    append_trials(*job.learned, operator_features(op, k.kind, options.scope), k.runner.space(),
+                  step->history);
+  }
   const Measured& from = stored ? *stored : k.def;
   out.perf.before_us = out.perf.after_us = from.measurement.value * 1e6;
   out.from = from.configuration;
@@ -745,7 +749,16 @@ template <class Backend>
       out.history.push_back({c, runner->evaluate(c), out.history.size() + 1});
     return out;
   }
-  SearchStart start{request.initial, request.context, request.prior};
+  SearchStart start{request.initial, request.context, request.prior, std::nullopt};
+  if constexpr (requires { backend.soc(); }) {
+    // "analytic" ranks candidates with the analytic cost model of this operator on the
+    // backend's SoC (built from the public SoC and operator description, not the simulator).
+    if (request.search == "analytic") {
+      if (auto m = AnalyticCostModel::create(backend.soc(), op, runner->space())) {
+        start.analytic = std::move(*m);
+      }
+    }
+  }
   using Runner = std::remove_cvref_t<decltype(*runner)>;
   return StepOutcome::of(tune_step(
       runner->space(), step_search(make_opat_search(request.search, start), request.search),
