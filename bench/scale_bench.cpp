@@ -5,7 +5,7 @@
 // is the goal; a stage whose time per node grows with the size is not linear.
 //
 //   scale_bench [--sizes 1000,10000,100000,1000000] [--shapes chain,wide,ladder]
-//               [--budget N] [--parallel N]
+//               [--budget N] [--parallel N] [--stages parse,fusion,...]
 //   scale_bench --write-model FILE --shape wide --nodes 100000   (a model for the real `aoe`)
 //
 // Shapes (every tensor [8, 64] float16 unless said):
@@ -20,6 +20,7 @@
 // (split_subgraphs), gdat_derivation (derive_gradient_profile; ladder only), tuned_model_write
 // (write_tuned_model of the untuned graph), gdat (run_gdat on a profile: default split,
 // dynamic programme, search with `--budget` x 10 evaluations, bank, result file).
+// `--stages` runs only the stages named (the graph is always built and parsed).
 //
 // Output: {"benchmark": "scale_bench", "budget": N, "parallel": N, "results": [{"shape",
 // "nodes", "stage", "seconds", "seconds_per_node", "cpu_seconds", "cpu_seconds_per_node"},
@@ -40,6 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -146,6 +148,7 @@ int main(int argc, char** argv) {
   std::string write_model;
   std::string write_shape = "wide";
   std::size_t write_nodes = 100000;
+  std::vector<std::string> stages;  // --stages: only these (all when empty)
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
     const std::string v = argv[i + 1];
@@ -159,6 +162,8 @@ int main(int argc, char** argv) {
         budget = std::stoul(v);
       } else if (a == "--parallel") {
         parallel = std::stoi(v);
+      } else if (a == "--stages") {
+        stages = split_list(v);
       } else if (a == "--write-model") {
         write_model = v;
       } else if (a == "--shape") {
@@ -177,6 +182,15 @@ int main(int argc, char** argv) {
   for (const auto& s : shapes) {
     if (s != "chain" && s != "wide" && s != "ladder") {
       std::cerr << "scale_bench: --shapes: '" << s << "': expected chain, wide or ladder\n";
+      return 2;
+    }
+  }
+  for (const auto& s : stages) {
+    static const std::vector<std::string> known{
+        "parse", "fusion", "sgat_split", "gdat_derivation", "tuned_model_write", "opat", "gdat"};
+    if (std::find(known.begin(), known.end(), s) == known.end()) {
+      std::cerr << "scale_bench: --stages: '" << s << "': expected one of parse, fusion, "
+                << "sgat_split, gdat_derivation, tuned_model_write, opat, gdat\n";
       return 2;
     }
   }
@@ -215,6 +229,9 @@ int main(int argc, char** argv) {
     std::cerr << shape << " " << nodes << " " << stage << " " << wall << " s (cpu " << cpu
               << " s)\n";
   };
+  const auto wanted = [&stages](const std::string& stage) {
+    return stages.empty() || std::find(stages.begin(), stages.end(), stage) != stages.end();
+  };
   const auto fail = [&status](const std::string& what, const aoe::ErrorInfo& e) {
     std::cerr << "scale_bench: " << what << ": " << e.message << "\n";
     status = 1;
@@ -233,21 +250,21 @@ int main(int argc, char** argv) {
           fail(shape, parsed.error());
           continue;
         }
-        record(shape, nodes, "parse", t0);
+        if (wanted("parse")) record(shape, nodes, "parse", t0);
         built = std::move(*parsed);
       }
       const aoe::Graph& g = built;
-      {
+      if (wanted("fusion")) {
         const Stopwatch t0;
         const auto fused = aoe::fuse(g);
         record(shape, nodes, "fusion", t0);
       }
-      {
+      if (wanted("sgat_split")) {
         const Stopwatch t0;
         const auto subgraphs = aoe::split_subgraphs(g);
         record(shape, nodes, "sgat_split", t0);
       }
-      if (shape == "ladder") {
+      if (shape == "ladder" && wanted("gdat_derivation")) {
         const Stopwatch t0;
         auto profile = aoe::gdat::derive_gradient_profile(g, *soc);
         if (!profile) {
@@ -256,7 +273,7 @@ int main(int argc, char** argv) {
           record(shape, nodes, "gdat_derivation", t0);
         }
       }
-      {
+      if (wanted("tuned_model_write")) {
         fs::remove_all(scratch);
         const Stopwatch t0;
         if (auto ok = aoe::write_tuned_model(g, {}, scratch / "model.json"); !ok) {
@@ -265,7 +282,7 @@ int main(int argc, char** argv) {
           record(shape, nodes, "tuned_model_write", t0);
         }
       }
-      {
+      if (wanted("opat")) {
         fs::remove_all(scratch);
         aoe::KnowledgeBank bank({.custom_root = scratch / "bank", .durable = false});
         const aoe::OpatOptions options{.scope = backend.scope(),
@@ -283,6 +300,7 @@ int main(int argc, char** argv) {
     }
   }
   for (const auto n : sizes) {
+    if (!wanted("gdat")) break;
     const auto profile = make_profile(n);
     fs::remove_all(scratch);
     aoe::gdat::GradientFusionBank bank(scratch / "bank", soc->name);
