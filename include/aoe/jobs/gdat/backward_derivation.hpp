@@ -42,10 +42,12 @@
 #include "aoe/op/operator_desc.hpp"
 #include "aoe/op/tensor.hpp"
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -69,16 +71,24 @@ inline bool one_of(std::string_view t, std::initializer_list<std::string_view> s
   return false;
 }
 
-/// Input positions of a node type that hold trainable parameters.
-inline std::vector<std::size_t> weight_positions(std::string_view type) {
+/// Input positions of a node type that hold trainable parameters (a view of a constant: no
+/// allocation per node).
+inline std::span<const std::size_t> weight_positions(std::string_view type) {
+  static constexpr std::array<std::size_t, 2> one_two{1, 2};
   if (one_of(type, {"Conv2D", "DepthwiseConv2D", "MatMul", "MatMulV2", "FullyConnection",
                     "BatchMatMul", "BatchMatMulV2"})) {
-    return {1, 2};
+    return one_two;
   }
-  if (type == "BiasAdd") return {1};
-  if (one_of(type, {"BatchNorm", "BNInfer", "LayerNorm"})) return {1, 2};
+  if (type == "BiasAdd") return std::span<const std::size_t>(one_two).first(1);
+  if (one_of(type, {"BatchNorm", "BNInfer", "LayerNorm"})) return one_two;
   return {};
 }
+
+/// A trainable parameter and the node it belongs to (its first reader in forward order).
+struct OwnedParameter {
+  std::size_t node = 0;
+  const TensorRef* tensor = nullptr;
+};
 
 /// Times operators on the simulator (default tiling), each distinct computation (the operator
 /// but its name: sim::append_runner_key) once. A graph node is timed through a scratch
@@ -173,16 +183,23 @@ class OperatorTimer {
   const auto produced = [&index](const std::string& name) {
     return index.producer(name).has_value();
   };
-  // Each parameter belongs to its first reader in forward order (its last in backward).
+  // Each parameter belongs to its first reader in forward order (its last in backward): one
+  // flat list in forward order (node, then input position), not a vector per node.
   ::aoe::detail::NameTable owned;
-  std::vector<std::vector<const TensorRef*>> params(graph.nodes.size());
+  std::vector<detail::OwnedParameter> params;
+  {
+    std::size_t weight_inputs = 0;
+    for (const Node& n : graph.nodes) weight_inputs += detail::weight_positions(n.type).size();
+    owned.reserve(weight_inputs);
+    params.reserve(weight_inputs);
+  }
   for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
     const Node& n = graph.nodes[i];
     for (const auto pos : detail::weight_positions(n.type)) {
       if (pos >= n.inputs.size()) continue;
       const TensorRef& t = n.inputs[pos];
       if (produced(t.name) || !owned.insert(t.name).second) continue;
-      params[i].push_back(&t);
+      params.push_back({i, &t});
     }
   }
   if (owned.size() == 0) {
@@ -212,15 +229,21 @@ class OperatorTimer {
 
   double t = 0;
   double last_ready = 0;
+  profile.gradients.reserve(params.size());
+  std::size_t end = params.size();  // params[..end) belong to nodes 0..i
   for (std::size_t i = graph.nodes.size(); i-- > 0;) {
     auto b = backward_of(graph.nodes[i]);
     if (!b) return b.error();
     t += *b;
-    for (const TensorRef* p : params[i]) {
+    std::size_t begin = end;
+    while (begin > 0 && params[begin - 1].node == i) --begin;
+    for (std::size_t k = begin; k < end; ++k) {
+      const TensorRef* p = params[k].tensor;
       profile.gradients.push_back(
           Gradient{.name = p->name, .backward_seconds = t - last_ready, .bytes = p->desc.bytes()});
       last_ready = t;
     }
+    end = begin;
   }
   profile.backward_tail_seconds = t - last_ready;
   return profile;

@@ -42,6 +42,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <limits>
+#include <utility>
 #include <vector>
 
 namespace aoe::gdat {
@@ -107,6 +108,131 @@ class MinTree {
   std::vector<double> tree_;
 };
 
+/// The dynamic programme of `optimal_split`, in pieces: the affine form of the cost, one cell
+/// f(k, j) from the row f(k − 1, ·), and the split read back from the starts of the segments.
+class SplitProgramme {
+ public:
+  static constexpr double inf = std::numeric_limits<double>::infinity();
+  /// Candidates costed per cell at most: beyond them the costs are equal up to rounding
+  /// (identical layers), and the first ones in index order are as good.
+  static constexpr std::size_t max_ties = 32;
+
+  SplitProgramme(const IterationModel& model, std::size_t kmax, std::size_t& cost_evaluations)
+      : model_(model), n_(model.gradients()), evaluations_(cost_evaluations) {
+    // The affine form of the cost, C = c0 + c1 * bytes, and the prefix sums P of the sizes.
+    const double total = static_cast<double>(model.bytes(0, n_ - 1));
+    const double c0 = gdat::allreduce_seconds(model.cluster(), 0.0);
+    c1_ = (gdat::allreduce_seconds(model.cluster(), total) - c0) / total;
+    prefix_.assign(n_ + 1, 0.0);
+    for (std::size_t i = 1; i <= n_; ++i) prefix_[i] = static_cast<double>(model.bytes(0, i - 1));
+    const double scale = model.ready(n_ - 1) + static_cast<double>(kmax + 1) *
+                                                   gdat::allreduce_seconds(model.cluster(), total);
+    tolerance_ = 64 * std::numeric_limits<double>::epsilon() * scale;
+  }
+
+  /// C(first, last), counted.
+  [[nodiscard]] double cost(std::size_t first, std::size_t last) {
+    ++evaluations_;
+    return model_.allreduce_seconds(first, last);
+  }
+
+  /// f(1, ·): one segment 0..j−1 for each j (f(1, 0) = inf).
+  [[nodiscard]] std::vector<double> first_row() {
+    std::vector<double> row(n_ + 1, inf);
+    for (std::size_t j = 1; j <= n_; ++j) row[j] = model_.ready(j - 1) + cost(0, j - 1);
+    return row;
+  }
+
+  /// f(k, ·) into `cur` and the starts of the last segments into `from`, from `prev` =
+  /// f(k − 1, ·).
+  void next_row(std::size_t k, const std::vector<double>& prev, std::vector<double>& cur,
+                std::vector<std::size_t>& from) {
+    for (std::size_t i = 0; i <= n_; ++i) g_[i] = prev[i] - c1_ * prefix_[i];
+    const MinTree f_tree(prev);
+    const MinTree g_tree(g_);
+    from.assign(n_ + 1, 0);
+    std::fill(cur.begin(), cur.end(), inf);
+    for (std::size_t j = k; j <= n_; ++j) {
+      const auto [i, e] = cell(k, j, prev, f_tree, g_tree);
+      cur[j] = e;
+      from[j] = i;
+    }
+  }
+
+ private:
+  /// f(k, j) and the start of its last segment.
+  [[nodiscard]] std::pair<std::size_t, double> cell(std::size_t k, std::size_t j,
+                                                    const std::vector<double>& prev,
+                                                    const MinTree& f_tree, const MinTree& g_tree) {
+    const double r = model_.ready(j - 1);
+    const std::size_t lo = k - 1;
+    const std::size_t hi = j - 1;
+    // a: the last i with f(k − 1, i) <= r; after it, every i has f(k − 1, i) > r.
+    const std::size_t a = f_tree.last_at_most(lo, hi, r);
+    double best = a == MinTree::npos ? inf : r - c1_ * prefix_[a];
+    const std::size_t rest = a == MinTree::npos ? lo : a + 1;
+    if (rest <= hi) best = std::min(best, g_tree.min(rest, hi));
+    // The first i whose max(r − c1 P_i, G(i)) is within the tolerance of the best.
+    const double bound = best + tolerance_;
+    const std::size_t from_r = first_within(r, bound, lo, hi);
+    // Each candidate within the tolerance, in index order, costed as the recurrence writes
+    // it: the least cost wins, the first of equal costs, as in the recurrence.
+    std::size_t i = a == MinTree::npos ? lo : a;
+    double e = inf;
+    std::size_t examined = 0;
+    for (std::size_t c = from_r <= hi ? g_tree.first_at_most(from_r, hi, bound) : MinTree::npos;
+         c != MinTree::npos && examined < max_ties;
+         c = c < hi ? g_tree.first_at_most(c + 1, hi, bound) : MinTree::npos) {
+      ++examined;
+      const double ec = std::max(r, prev[c]) + cost(c, j - 1);
+      if (ec < e) {
+        e = ec;
+        i = c;
+      }
+    }
+    if (examined == 0) e = std::max(r, prev[i]) + cost(i, j - 1);  // not reached
+    return {i, e};
+  }
+
+  /// The first i in lo..hi with r − c1 P_i <= bound (hi + 1 if none): r − c1 P_i falls with i.
+  [[nodiscard]] std::size_t first_within(double r, double bound, std::size_t lo,
+                                         std::size_t hi) const {
+    std::size_t from_r = lo;
+    for (std::size_t count = hi + 1 - lo; count > 0;) {
+      const std::size_t step = count / 2;
+      if (r - c1_ * prefix_[from_r + step] > bound) {
+        from_r += step + 1;
+        count -= step + 1;
+      } else {
+        count = step;
+      }
+    }
+    return from_r;
+  }
+
+  const IterationModel& model_;
+  std::size_t n_;
+  std::size_t& evaluations_;
+  double c1_ = 0;
+  double tolerance_ = 0;
+  std::vector<double> prefix_;
+  std::vector<double> g_ = std::vector<double>(n_ + 1, inf);  ///< G(i) = f(k − 1, i) − c1 P_i
+};
+
+/// The cut positions of the split into `k` segments whose last segment ends at n − 1, read
+/// back from the starts of the last segments (`from[k][j]`).
+[[nodiscard]] inline std::vector<std::size_t> split_ends(
+    const std::vector<std::vector<std::size_t>>& from, std::size_t k, std::size_t n) {
+  std::vector<std::size_t> ends;
+  std::size_t j = n;
+  for (; k >= 1; --k) {
+    ends.push_back(j - 1);
+    j = k == 1 ? 0 : from[k][j];
+  }
+  std::reverse(ends.begin(), ends.end());
+  return ends;
+}
+
 }  // namespace detail
 
 /// The split with the least iteration time among all splits into 1..max_segments segments
@@ -117,80 +243,16 @@ class MinTree {
   const std::size_t n = model.gradients();
   AOE_ASSERT(n > 0, "a model with gradients");
   const std::size_t kmax = std::clamp<std::size_t>(max_segments, 1, n);
-  constexpr double inf = std::numeric_limits<double>::infinity();
   OptimalSplit out;
-  const auto cost = [&](std::size_t first, std::size_t last) {
-    ++out.cost_evaluations;
-    return model.allreduce_seconds(first, last);
-  };
-  // The affine form of the cost, C = c0 + c1 * bytes, and the prefix sums P of the sizes.
-  const double total = static_cast<double>(model.bytes(0, n - 1));
-  const double c0 = gdat::allreduce_seconds(model.cluster(), 0.0);
-  const double c1 = (gdat::allreduce_seconds(model.cluster(), total) - c0) / total;
-  std::vector<double> prefix(n + 1, 0.0);
-  for (std::size_t i = 1; i <= n; ++i) prefix[i] = static_cast<double>(model.bytes(0, i - 1));
-  const double scale = model.ready(n - 1) + static_cast<double>(kmax + 1) *
-                                                gdat::allreduce_seconds(model.cluster(), total);
-  const double tolerance = 64 * std::numeric_limits<double>::epsilon() * scale;
-  // Candidates costed per cell at most: beyond them the costs are equal up to rounding
-  // (identical layers), and the first ones in index order are as good.
-  constexpr std::size_t max_ties = 32;
-
+  detail::SplitProgramme programme(model, kmax, out.cost_evaluations);
   // prev = f(k − 1, ·), cur = f(k, ·), j = 0..n; from[k][j] = i, the start of the last segment.
-  std::vector<double> prev(n + 1, inf);
-  std::vector<double> cur(n + 1, inf);
-  std::vector<double> last_end(kmax + 1, inf);  // f(k, n)
+  std::vector<double> prev = programme.first_row();
+  std::vector<double> cur(n + 1, detail::SplitProgramme::inf);
+  std::vector<double> last_end(kmax + 1, detail::SplitProgramme::inf);  // f(k, n)
   std::vector<std::vector<std::size_t>> from(kmax + 1);
-  for (std::size_t j = 1; j <= n; ++j) prev[j] = model.ready(j - 1) + cost(0, j - 1);
   last_end[1] = prev[n];
-  std::vector<double> g(n + 1, inf);
   for (std::size_t k = 2; k <= kmax; ++k) {
-    for (std::size_t i = 0; i <= n; ++i) g[i] = prev[i] - c1 * prefix[i];
-    const detail::MinTree f_tree(prev);
-    const detail::MinTree g_tree(g);
-    from[k].assign(n + 1, 0);
-    std::fill(cur.begin(), cur.end(), inf);
-    for (std::size_t j = k; j <= n; ++j) {
-      const double r = model.ready(j - 1);
-      const std::size_t lo = k - 1;
-      const std::size_t hi = j - 1;
-      // a: the last i with f(k − 1, i) <= r; after it, every i has f(k − 1, i) > r.
-      const std::size_t a = f_tree.last_at_most(lo, hi, r);
-      double best = a == detail::MinTree::npos ? inf : r - c1 * prefix[a];
-      const std::size_t rest = a == detail::MinTree::npos ? lo : a + 1;
-      if (rest <= hi) best = std::min(best, g_tree.min(rest, hi));
-      // The first i whose max(r − c1 P_i, G(i)) is within the tolerance of the best.
-      const double bound = best + tolerance;
-      std::size_t from_r = lo;
-      for (std::size_t count = hi + 1 - lo; count > 0;) {  // r − c1 P_i falls with i
-        const std::size_t step = count / 2;
-        if (r - c1 * prefix[from_r + step] > bound) {
-          from_r += step + 1;
-          count -= step + 1;
-        } else {
-          count = step;
-        }
-      }
-      // Each candidate within the tolerance, in index order, costed as the recurrence writes
-      // it: the least cost wins, the first of equal costs, as in the recurrence.
-      std::size_t i = a == detail::MinTree::npos ? lo : a;
-      double e = inf;
-      std::size_t examined = 0;
-      for (std::size_t c = from_r <= hi ? g_tree.first_at_most(from_r, hi, bound)
-                                        : detail::MinTree::npos;
-           c != detail::MinTree::npos && examined < max_ties;
-           c = c < hi ? g_tree.first_at_most(c + 1, hi, bound) : detail::MinTree::npos) {
-        ++examined;
-        const double ec = std::max(r, prev[c]) + cost(c, j - 1);
-        if (ec < e) {
-          e = ec;
-          i = c;
-        }
-      }
-      if (examined == 0) e = std::max(r, prev[i]) + cost(i, j - 1);  // not reached
-      cur[j] = e;
-      from[k][j] = i;
-    }
+    programme.next_row(k, prev, cur, from[k]);
     last_end[k] = cur[n];
     std::swap(prev, cur);
   }
@@ -204,14 +266,7 @@ class MinTree {
     }
   }
   out.seconds = best;
-  std::vector<std::size_t> ends;
-  std::size_t j = n;
-  for (std::size_t k = best_k; k >= 1; --k) {
-    ends.push_back(j - 1);
-    j = k == 1 ? 0 : from[k][j];
-  }
-  std::reverse(ends.begin(), ends.end());
-  out.split.ends = std::move(ends);
+  out.split.ends = detail::split_ends(from, best_k, n);
   return out;
 }
 

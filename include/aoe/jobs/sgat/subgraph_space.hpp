@@ -240,15 +240,30 @@ class SubgraphSpace {
     return false;
   }
 
+  /// The subgraph as a graph of its own (`local_`, closed by the boundary node), its tensors
+  /// (`tensors_`), the batch axis and the weights: the analysis `create` builds on.
   void analyse(const GraphIndex& graph_index) {
-    const Graph& g = graph_index.graph();
+    copy_nodes(graph_index.graph());
+    collect_tensors();
+    add_boundary(graph_index);
+    find_views();
+    find_batch_axis();
+    find_weights();
+  }
+
+  /// The subgraph's nodes, copied, and their kinds.
+  void copy_nodes(const Graph& g) {
     local_.name = g.name;
     for (std::size_t i = subgraph_.begin; i < subgraph_.end; ++i)
       local_.nodes.push_back(g.nodes[i]);
     const std::size_t n = local_.nodes.size();
     kinds_.resize(n + 1, SgatOpKind::layout);
     for (std::size_t i = 0; i < n; ++i) kinds_[i] = kind_of(local_.nodes[i].type);
-    // Tensors: producers, readers inside, and whether a produced one is read outside.
+  }
+
+  /// Tensors: producers and readers inside the subgraph.
+  void collect_tensors() {
+    const std::size_t n = local_.nodes.size();
     for (std::size_t i = 0; i < n; ++i) {
       const Node& node = local_.nodes[i];
       for (std::size_t k = 0; k < node.outputs.size(); ++k) {
@@ -267,6 +282,11 @@ class SubgraphSpace {
         }
       }
     }
+  }
+
+  /// Marks the produced tensors read outside the subgraph (or by no node: a model output) as
+  /// escaping and appends the boundary node, an "Identity" reading all of them.
+  void add_boundary(const GraphIndex& graph_index) {
     const auto read_outside = [&](const std::string& name) {
       const auto readers = graph_index.consumers(name);  // ascending
       return !readers.empty() &&
@@ -281,7 +301,12 @@ class SubgraphSpace {
       if (t.escapes) boundary.inputs.push_back({name, t.desc});
     }
     local_.nodes.push_back(std::move(boundary));
-    // Views: a layout-only node's output is its input's buffer.
+  }
+
+  /// Views: a layout-only node's output is its input's buffer (`root`); a view that escapes
+  /// makes its buffer escape.
+  void find_views() {
+    const std::size_t n = local_.nodes.size() - 1;  // without the boundary node
     for (std::size_t i = 0; i < n; ++i) {
       const Node& node = local_.nodes[i];
       for (const auto& o : node.outputs) {
@@ -299,48 +324,57 @@ class SubgraphSpace {
     for (auto& [name, t] : tensors_) {
       if (t.escapes && t.root != name) tensors_[t.root].escapes = true;
     }
-    // The batch axis: which reads carry it, and its size.
+  }
+
+  /// Whether input `k` (description `d`) of `node`, of kind `kind`, carries the batch axis;
+  /// clears `sliceable` when the node's product does not have the batch as its leading axis.
+  static bool input_carries_batch(const Node& node, SgatOpKind kind, std::size_t k,
+                                  const TensorDesc& d, bool& sliceable) {
+    const auto leading = [](const TensorDesc& t) { return t.shape.empty() ? 0 : t.shape[0]; };
+    const TensorDesc* out = node.outputs.empty() ? nullptr : &node.outputs[0].desc;
+    const bool same_leading =
+        out != nullptr && d.shape.size() >= 2 && !out->shape.empty() && leading(d) == leading(*out);
+    switch (kind) {
+      case SgatOpKind::layout: return !d.shape.empty();
+      case SgatOpKind::matmul: {
+        const bool batched_op = node.type.starts_with("BatchMatMul");
+        if (k == 0) {
+          if (batched_op ? d.shape.size() < 3
+                         : flag_attribute(node, {"transpose_a", "transpose_x1"})) {
+            sliceable = false;  // the batch is not the leading axis of the product
+          }
+          return true;
+        }
+        if (k == 1) return batched_op && d.shape.size() >= 3 && same_leading;
+        return same_leading;
+      }
+      case SgatOpKind::conv: return k == 0;
+      default:
+        return same_leading || (k == 0 && node.type == "DepthwiseConv2D") ||
+               (k == 0 && (node.type.find("Pool") != std::string::npos));
+    }
+  }
+
+  /// The batch axis: which reads carry it (`input_batched_`), which tensors are batched, and
+  /// its size (`batch_`: the gcd of the leading dimensions, 1 when the subgraph cannot be
+  /// sliced).
+  void find_batch_axis() {
+    const std::size_t n = local_.nodes.size() - 1;  // without the boundary node
     bool sliceable = true;
     std::int64_t gcd = 0;
-    const auto leading = [](const TensorDesc& d) { return d.shape.empty() ? 0 : d.shape[0]; };
     input_batched_.resize(n);
     for (std::size_t i = 0; i < n; ++i) {
       const Node& node = local_.nodes[i];
-      const TensorDesc* out = node.outputs.empty() ? nullptr : &node.outputs[0].desc;
       input_batched_[i].assign(node.inputs.size(), false);
       for (std::size_t k = 0; k < node.inputs.size(); ++k) {
         const TensorDesc& d = node.inputs[k].desc;
-        bool b = false;
-        const bool same_leading = out != nullptr && d.shape.size() >= 2 && !out->shape.empty() &&
-                                  leading(d) == leading(*out);
-        switch (kinds_[i]) {
-          case SgatOpKind::layout: b = !d.shape.empty(); break;
-          case SgatOpKind::matmul: {
-            const bool batched_op = node.type.starts_with("BatchMatMul");
-            if (k == 0) {
-              b = true;
-              if (batched_op ? d.shape.size() < 3
-                             : flag_attribute(node, {"transpose_a", "transpose_x1"})) {
-                sliceable = false;  // the batch is not the leading axis of the product
-              }
-            } else if (k == 1) {
-              b = batched_op && d.shape.size() >= 3 && same_leading;
-            } else {
-              b = same_leading;
-            }
-            break;
-          }
-          case SgatOpKind::conv: b = k == 0; break;
-          default:
-            b = same_leading || (k == 0 && node.type == "DepthwiseConv2D") ||
-                (k == 0 && (node.type.find("Pool") != std::string::npos));
-        }
+        const bool b = input_carries_batch(node, kinds_[i], k, d, sliceable);
         input_batched_[i][k] = b;
         const TensorInfo& t = tensors_[node.inputs[k].name];
         if (!b && t.producer != npos) sliceable = false;  // a slice needs all of it
         if (b) {
           if (t.producer == npos) tensors_[node.inputs[k].name].batched = true;
-          gcd = std::gcd(gcd, leading(d));
+          gcd = std::gcd(gcd, d.shape.empty() ? 0 : d.shape[0]);
         }
       }
       for (const auto& o : node.outputs) {
@@ -353,6 +387,10 @@ class SubgraphSpace {
       }
     }
     batch_ = sliceable && gcd > 0 ? gcd : 1;
+  }
+
+  /// Tensors from outside read whole (not one slice at a time) by some node: the weights.
+  void find_weights() {
     for (const auto& [name, t] : tensors_) {
       if (t.producer != npos) continue;
       bool whole = false;

@@ -42,28 +42,28 @@ struct SplitOptions {
 
 namespace detail {
 
-/// For each position p (a cut after node p), the number of produced tensors live across it
-/// and, when that number is 1, which one (the XOR of the live tensors' ids).
-struct SgatLiveness {
-  std::vector<std::size_t> count;
-  std::vector<std::size_t> tensor;  ///< valid where count == 1
-  std::vector<std::size_t> consumers;
-};
-
-inline SgatLiveness sgat_liveness(const GraphIndex& index) {
+/// For each position p (a cut after node p), whether it is a fork: exactly one produced tensor
+/// is live across it and that tensor has two or more reads (input references). One pass over
+/// the nodes' outputs and one over their inputs (a lookup in the index each); the tensors'
+/// producer, last reader and read count side by side, so an input touches one record.
+inline std::vector<char> sgat_forks(const GraphIndex& index) {
   const Graph& g = index.graph();
   const std::size_t n = g.nodes.size();
-  SgatLiveness l;
+  struct Life {
+    std::size_t producer;
+    std::size_t last_use;
+    std::size_t reads;
+  };
   std::vector<std::size_t> first_output(n + 1, 0);  // tensor id of node i's output 0
-  std::vector<std::size_t> producer;
-  std::vector<std::size_t> last_use;
+  std::size_t tensors = 0;
   for (std::size_t i = 0; i < n; ++i) {
-    first_output[i] = producer.size();
-    for (std::size_t k = 0; k < g.nodes[i].outputs.size(); ++k) {
-      producer.push_back(i);
-      last_use.push_back(i);
-      l.consumers.push_back(0);
-    }
+    first_output[i] = tensors;
+    tensors += g.nodes[i].outputs.size();
+  }
+  first_output[n] = tensors;
+  std::vector<Life> life(tensors);
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t t = first_output[i]; t < first_output[i + 1]; ++t) life[t] = {i, i, 0};
   }
   for (std::size_t i = 0; i < n; ++i) {
     for (const auto& in : g.nodes[i].inputs) {
@@ -72,32 +72,34 @@ inline SgatLiveness sgat_liveness(const GraphIndex& index) {
       const auto& outs = g.nodes[*p].outputs;
       std::size_t k = 0;
       while (outs[k].name != in.name) ++k;
-      const std::size_t t = first_output[*p] + k;
-      last_use[t] = std::max(last_use[t], i);
-      ++l.consumers[t];
+      Life& t = life[first_output[*p] + k];
+      t.last_use = std::max(t.last_use, i);
+      ++t.reads;
     }
   }
-  // Difference arrays: tensor t is live across the cuts producer(t) .. last_use(t) - 1.
-  std::vector<std::ptrdiff_t> dcount(n + 1, 0);
-  std::vector<std::size_t> dxor(n + 1, 0);
-  for (std::size_t t = 0; t < producer.size(); ++t) {
-    if (last_use[t] <= producer[t]) continue;
-    ++dcount[producer[t]];
-    --dcount[last_use[t]];
-    dxor[producer[t]] ^= t;
-    dxor[last_use[t]] ^= t;
+  // Difference arrays: tensor t is live across the cuts producer(t) .. last_use(t) - 1; the
+  // XOR of the live tensors' ids names the tensor where exactly one is live.
+  struct Delta {
+    std::ptrdiff_t count;
+    std::size_t ids;
+  };
+  std::vector<Delta> delta(n + 1, Delta{0, 0});
+  for (std::size_t t = 0; t < tensors; ++t) {
+    if (life[t].last_use <= life[t].producer) continue;
+    ++delta[life[t].producer].count;
+    --delta[life[t].last_use].count;
+    delta[life[t].producer].ids ^= t;
+    delta[life[t].last_use].ids ^= t;
   }
-  l.count.assign(n, 0);
-  l.tensor.assign(n, 0);
+  std::vector<char> fork(n, 0);
   std::ptrdiff_t c = 0;
   std::size_t x = 0;
   for (std::size_t p = 0; p < n; ++p) {
-    c += dcount[p];
-    x ^= dxor[p];
-    l.count[p] = static_cast<std::size_t>(c);
-    l.tensor[p] = x;
+    c += delta[p].count;
+    x ^= delta[p].ids;
+    fork[p] = static_cast<char>(c == 1 && life[x].reads >= 2);
   }
-  return l;
+  return fork;
 }
 
 }  // namespace detail
@@ -110,7 +112,7 @@ inline SgatLiveness sgat_liveness(const GraphIndex& index) {
   std::vector<Subgraph> out;
   if (n == 0) return out;
   const GraphIndex index(g);  // one pass, shared by the liveness and the fusion
-  const auto live = detail::sgat_liveness(index);
+  const auto forks = detail::sgat_forks(index);
   // A position straddled by a fused operator (OPAT's fusion) is never a cut.
   std::vector<bool> straddled(n, false);
   for_each_fusion_group(index, {}, [&straddled](const std::vector<std::size_t>& members) {
@@ -133,7 +135,7 @@ inline SgatLiveness sgat_liveness(const GraphIndex& index) {
   for (std::size_t p = 0; p < n; ++p) {
     if (!is_layout_only(g.nodes[p].type)) ++kernels;
     if (p + 1 == n) break;
-    const bool fork = live.count[p] == 1 && live.consumers[live.tensor[p]] >= 2;
+    const bool fork = forks[p] != 0;
     if (straddled[p] || kernels == 0) continue;
     if ((fork && kernels >= options.min_kernels) || kernels >= max_kernels) close(p);
   }
