@@ -9,10 +9,10 @@
 #   bench/distributed_bench.sh [AOE] [MODEL] [LATENCY]
 #
 # AOE defaults to build/ci/tools/aoe (a build with aoe::mpi), MODEL to resnet50 (a model of
-# examples/models), LATENCY to 0.1 seconds; BUDGET (8), SEED (1) and RANKS (1,2,4,8) from the
-# environment.
+# examples/models), LATENCY to 0.4 seconds (1 rank: about 120 s); BUDGET (8), SEED (1) and
+# RANKS (1,2,4,8) from the environment.
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 exec python3 "$here/scripts/distributed_bench.py" --aoe "${1:-$here/build/ci/tools/aoe}" \
-  --model "${2:-resnet50}" --measure-latency "${3:-0.1}" --budget "${BUDGET:-8}" \
+  --model "${2:-resnet50}" --measure-latency "${3:-0.4}" --budget "${BUDGET:-8}" \
   --seed "${SEED:-1}" --ranks "${RANKS:-1,2,4,8}"

@@ -95,7 +95,7 @@ def main():
     p.add_argument("--mpirun", default=shutil.which("mpirun") or "mpirun")
     p.add_argument("--model", default="resnet50", help="a model of examples/models (resnet50)")
     p.add_argument("--ranks", default="1,2,4,8")
-    p.add_argument("--measure-latency", type=float, default=0.1)
+    p.add_argument("--measure-latency", type=float, default=0.4)
     p.add_argument("--budget", type=int, default=8)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--keep", action="store_true", help="keep the work directories")
@@ -134,6 +134,7 @@ def main():
     differences = []
     failed = []
     operators = None
+    load = []  # the 1-minute load average before each run (the machine is shared)
     try:
         for n in ranks:
             bank = os.path.join(top, "bank_%d" % n)
@@ -146,6 +147,7 @@ def main():
                        "--measure_latency=%g" % args.measure_latency,
                        "--budget=%d" % args.budget, "--seed=%d" % args.seed, "--report=off",
                        "--progress_bar=off", "--log=warning"]
+            load.append({"ranks": n, "load_average": round(os.getloadavg()[0], 2)})
             started = time.monotonic()
             proc = subprocess.run(command, env=run_env, cwd=top, stdout=subprocess.PIPE,
                                   stderr=subprocess.PIPE, text=True)
@@ -177,6 +179,7 @@ def main():
         "model": os.path.relpath(model, ROOT),
         "measure_latency": args.measure_latency,
         "budget": args.budget,
+        "load_average_before_runs": load,
         "seed": args.seed,
         "tuning_parallel_num": 1,
         "operators": operators,

@@ -1,11 +1,11 @@
 // The floor the three AOE jobs (OPAT, SGAT, GDAT) stand on, written once:
 //
-//   tasks, in a fixed order, in waves of `job_wave_width` -> per wave:
+//   tasks, in a fixed order ->
 //     1. plan (the caller, in task order): bank lookup (reads only), what each task starts from,
 //        and a `Request` per task that needs tuning;
 //     2. the tuning steps: `tune_step(space, search, measure, seed, limits)`, each a function of
-//        its request alone (its task, seed and known starting points, and what the job learned
-//        in earlier waves) that returns a `StepOutcome` and touches neither the bank nor the
+//        its request alone (its task, seed and known starting points, and the in-job knowledge
+//        the plan put in it) that returns a `StepOutcome` and touches neither the bank nor the
 //        result file. A `StepExecutor` runs them: in this process (the default) or spread over
 //        MPI ranks (include/aoe/mpi/job_executor.hpp);
 //     3. accounting in task order (`account`: the bank write, hit / add / update / reserved /
@@ -13,12 +13,22 @@
 //        rewritten (`JobFrame`);
 //   -> the job's end (`JobFrame::finish`: the last, durable write; interrupted or not).
 //
-// Determinism: what a task's step sees is fixed by the task order and the wave width, never by
-// how many ranks or threads run the steps nor by when their results arrive; so one process and
-// N ranks write byte-identical banks, result files and tuned models (docs/distributed.md). A
-// task learns in-job knowledge (winners of similar operators, their trials) only from earlier
-// waves; a bank key that occurs twice in one wave is tuned once, by its first task, and the
-// later task is accounted after it exactly as one process would (a bank hit).
+// How plan and accounting interleave, so that what a task's step sees is fixed by the task order
+// and a constant, never by how many ranks or threads run the steps nor by when their results
+// arrive (one process and N ranks write byte-identical banks, result files and tuned models;
+// docs/distributed.md):
+//   - OPAT, a pipeline of depth D = `job_pipeline_depth` (24): after each task is accounted
+//     (in task order), the next tasks are planned, and their steps queued (`StepQueue`), while
+//     fewer than D searching steps (a kind to tune that is not a likely bank hit) are planned
+//     and not accounted. A task learns in-job knowledge (winners of similar operators, their
+//     trials, the bank entries the job wrote) only from the tasks accounted before it was
+//     planned, a set fixed by the task order, the plans and D. A bank key that a task planned
+//     and not accounted may tune is not tuned again: the later task is accounted after it,
+//     exactly as one process would (a bank hit). The queued steps are handed out most
+//     expensive first while rank 0 accounts, and rank 0 measures its own share on a thread.
+//   - SGAT, waves of `job_wave_width` (8) tasks: a task learns only from earlier waves, each
+//     wave's steps run at once and end at one barrier; a key met twice in a wave is tuned once.
+//   - GDAT: one search, whose batches are spread.
 //
 // This header includes what every job uses (the tuner and its stop conditions, seeds, the
 // search policies by name, the standard library's pieces below), so that a job's header
@@ -59,6 +69,12 @@ namespace aoe {
 /// there are; a task sees the in-job knowledge of the waves before its own. A constant, not the
 /// number of ranks, so that outputs do not depend on how many ranks run the job.
 inline constexpr std::size_t job_wave_width = 8;
+
+/// OPAT's pipeline depth D (see the header): tasks are planned while fewer than D searching
+/// steps are planned and not accounted, so that about D steps run at once, on as many ranks as
+/// there are, while rank 0 accounts in task order. A constant, not the number of ranks, so that
+/// outputs do not depend on how many ranks run the job.
+inline constexpr std::size_t job_pipeline_depth = 24;
 
 /// Evaluations per task and the evaluations without improvement after which a task's tuning
 /// stops, as --tune_optimization_level sets them (O2 normal, AOE's default; O1 high
@@ -177,6 +193,8 @@ struct StepOutcome {
   double best_value = std::numeric_limits<double>::infinity();
   std::string policy;
   bool interrupted = false;  ///< the job's stop flag ended the step
+  /// OPAT: what the step measured before the search (the default, the stored configuration).
+  std::vector<Measurement> measured_first;
 
   [[nodiscard]] bool found() const noexcept { return best_configuration.has_value(); }
 
@@ -199,16 +217,34 @@ struct StepOutcome {
 template <class Request, class Reply>
 using StepFunction = std::function<Reply(const Request&)>;
 
+/// A pipeline of steps (OPAT's, see the header): `submit` queues a request with its cost and
+/// returns its ticket; `wait(ticket)` returns that request's reply (once), running or handing
+/// out queued steps meanwhile. Which step runs where and when changes no reply.
+template <class Request, class Reply>
+class StepQueue {
+ public:
+  StepQueue() = default;
+  StepQueue(const StepQueue&) = delete;
+  StepQueue& operator=(const StepQueue&) = delete;
+  virtual ~StepQueue() = default;
+  virtual std::size_t submit(Request request, double cost) = 0;
+  [[nodiscard]] virtual Result<Reply> wait(std::size_t ticket) = 0;
+};
+
 /// Where a job's tuning steps run. `run(requests, costs, local)` returns one reply per request,
 /// in request order, each what `local(request)` returns, computed here or by the same function
 /// on another rank; a step that failed there is an error naming where. `costs` (one per
-/// request, or empty) orders the handout: most expensive first. `ranks`: how many places run
-/// steps at once. Empty `run` (the default): every step in this process, in order.
+/// request, or empty) orders the handout: most expensive first. `queue(local)`, when set, makes
+/// a pipeline of such steps (`StepQueue`) for the jobs that keep steps running while they
+/// account (OPAT); without it they use `run`. `ranks`: how many places run steps at once.
+/// Empty `run` and `queue` (the default): every step in this process.
 template <class Request, class Reply>
 struct StepExecutor {
   std::function<std::vector<Result<Reply>>(std::span<const Request>, std::span<const double>,
                                            const StepFunction<Request, Reply>&)>
       run{};
+  std::function<std::unique_ptr<StepQueue<Request, Reply>>(const StepFunction<Request, Reply>&)>
+      queue{};
   std::size_t ranks = 1;
 };
 
@@ -223,6 +259,55 @@ template <class Request, class Reply>
   out.reserve(requests.size());
   for (const auto& q : requests) out.emplace_back(local(q));
   return out;
+}
+
+namespace detail {
+
+/// The pipeline of an executor without `queue`: a wait runs every queued request in one
+/// `run_steps` batch (here, or with the executor's `run`), most expensive first.
+template <class Request, class Reply>
+class BatchStepQueue final : public StepQueue<Request, Reply> {
+ public:
+  BatchStepQueue(const StepExecutor<Request, Reply>& executor, StepFunction<Request, Reply> local)
+      : executor_(executor), local_(std::move(local)) {}
+  std::size_t submit(Request request, double cost) override {
+    queued_.push_back(std::move(request));
+    costs_.push_back(cost);
+    tickets_.push_back(results_.size());
+    results_.emplace_back();
+    return results_.size() - 1;
+  }
+  [[nodiscard]] Result<Reply> wait(std::size_t ticket) override {
+    if (!results_.at(ticket)) {
+      auto got = run_steps(executor_, std::span<const Request>(queued_),
+                           std::span<const double>(costs_), local_);
+      for (std::size_t i = 0; i < got.size(); ++i) results_[tickets_[i]] = std::move(got[i]);
+      queued_.clear();
+      costs_.clear();
+      tickets_.clear();
+    }
+    Result<Reply> r = std::move(*results_.at(ticket));
+    results_[ticket].reset();
+    return r;
+  }
+
+ private:
+  StepExecutor<Request, Reply> executor_;
+  StepFunction<Request, Reply> local_;
+  std::vector<Request> queued_;
+  std::vector<double> costs_;
+  std::vector<std::size_t> tickets_;
+  std::vector<std::optional<Result<Reply>>> results_;
+};
+
+}  // namespace detail
+
+/// The pipeline of `executor`'s steps, run by `local` here (see StepExecutor).
+template <class Request, class Reply>
+[[nodiscard]] std::unique_ptr<StepQueue<Request, Reply>> make_step_queue(
+    const StepExecutor<Request, Reply>& executor, const StepFunction<Request, Reply>& local) {
+  if (executor.queue) return executor.queue(local);
+  return std::make_unique<detail::BatchStepQueue<Request, Reply>>(executor, local);
 }
 
 /// What the bank accounting of a tuned task decided.

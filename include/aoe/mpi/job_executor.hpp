@@ -69,6 +69,45 @@ inline JobReply run_job_request(const JobHandlers& h, const JobRequest& q) {
   return r;
 }
 
+/// A job's pipeline (StepQueue) over the shared work queue: requests wrapped as `kind`,
+/// replies unwrapped. Rank 0 runs its share with `local`; destroying the pipeline drops what
+/// was queued and not handed out, and waits for rank 0's own step.
+template <class Request, class Reply>
+class MpiStepQueue final : public StepQueue<Request, Reply> {
+ public:
+  MpiStepQueue(std::shared_ptr<WorkQueue<JobRequest, JobReply>> queue, JobRequest::Kind kind,
+               Request JobRequest::*field, Reply JobReply::*answer,
+               StepFunction<Request, Reply> local)
+      : queue_(std::move(queue)), kind_(kind), field_(field), answer_(answer) {
+    queue_->set_local([local = std::move(local), field, answer](const JobRequest& q) {
+      JobReply r;
+      r.*answer = local(q.*field);
+      return r;
+    });
+  }
+  ~MpiStepQueue() override {
+    queue_->abandon();
+    queue_->set_local({});
+  }
+  std::size_t submit(Request request, double cost) override {
+    JobRequest q;
+    q.kind = kind_;
+    q.*field_ = std::move(request);
+    return static_cast<std::size_t>(queue_->submit(std::move(q), cost));
+  }
+  [[nodiscard]] Result<Reply> wait(std::size_t ticket) override {
+    auto r = queue_->wait(ticket);
+    if (!r) return r.error();
+    return std::move((*r).*answer_);
+  }
+
+ private:
+  std::shared_ptr<WorkQueue<JobRequest, JobReply>> queue_;
+  JobRequest::Kind kind_;
+  Request JobRequest::*field_;
+  Reply JobReply::*answer_;
+};
+
 }  // namespace detail
 
 /// Rank 0's side: the executors of the three jobs (OpatOptions::executor, ...) over one work
@@ -130,6 +169,11 @@ class JobExecutor {
         }
       }
       return out;
+    };
+    e.queue = [queue = queue_, kind, field, answer](const StepFunction<Request, Reply>& local)
+        -> std::unique_ptr<StepQueue<Request, Reply>> {
+      return std::make_unique<detail::MpiStepQueue<Request, Reply>>(queue, kind, field, answer,
+                                                                    local);
     };
     return e;
   }

@@ -92,6 +92,7 @@ void serialize(Archive& ar, StepOutcome& o, const unsigned int /*version*/) {
   ar& o.best_value;
   ar& o.policy;
   ar& o.interrupted;
+  ar& o.measured_first;
 }
 
 template <class Archive>
@@ -121,8 +122,12 @@ void serialize(Archive& ar, OpatStepRequest& q, const unsigned int /*version*/) 
   ar& q.batch_size;
   ar& q.parallel;
   ar& q.seed;
+  ar& q.seed_stored;
+  ar& q.def;
+  mpi::detail::serialize_optional(ar, q.stored);
+  ar& q.tune;
+  ar& q.hit_if_stored;
   ar& q.initial;
-  ar& q.known;
   ar& q.context;
   mpi::detail::serialize_shared(ar, q.prior);
   ar& q.measure_only;

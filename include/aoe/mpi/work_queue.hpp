@@ -1,6 +1,7 @@
 // A work queue over MPI ranks: rank 0 hands indexed tasks to whichever rank is free (the most
-// expensive first) and places each result back at its task's index, so the order in which
-// results arrive changes nothing; the other ranks serve until rank 0 is done. The primitive
+// expensive first; rank 0 itself on a thread of its own) and places each result back at its
+// task's index, so the order in which results arrive changes nothing; the other ranks serve
+// until rank 0 is done. The primitive
 // under aoe::MpiMeasure (docs/distributed.md).
 #ifndef AOE_MPI_WORK_QUEUE_HPP
 #define AOE_MPI_WORK_QUEUE_HPP
@@ -12,10 +13,13 @@
 #include <boost/mpi/status.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <exception>
-#include <numeric>
+#include <functional>
+#include <future>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -50,27 +54,21 @@ ResultMessage<R> run_task(Fn& fn, const Task& task, std::uint64_t index, int ran
   return out;
 }
 
-/// Task indices by decreasing cost (ties, and no costs at all: by index).
-inline std::vector<std::size_t> handout_order(std::size_t n, std::span<const double> costs) {
-  std::vector<std::size_t> order(n);
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  if (costs.size() == n) {
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::size_t a, std::size_t b) { return costs[a] > costs[b]; });
-  }
-  return order;
-}
-
 }  // namespace detail
 
 /// Rank 0's side of a work queue over `world`'s other ranks, which call `serve` with the same
 /// Task and R types, once for each WorkQueue rank 0 constructs (construction duplicates the
 /// communicator: collective). Task and R: default-constructible, serialisable by
-/// Boost.Serialization. Destroying the queue (also by an exception) waits for the tasks still
-/// out, then tells every worker to stop: `serve` returns on each.
+/// Boost.Serialization. Two ways to use it: `run` (a batch, every result back) or `submit` and
+/// `wait` (a pipeline: tasks queued while others run, each result fetched when it is needed).
+/// Rank 0 runs its own tasks on a thread of its own, so that it hands tasks out to the workers
+/// while it measures; only the calling thread makes MPI calls. Destroying the queue (also by an
+/// exception) waits for the tasks still out, then tells every worker to stop: `serve` returns.
 template <class Task, class R>
 class WorkQueue {
  public:
+  using Local = std::function<R(const Task&)>;
+
   explicit WorkQueue(const boost::mpi::communicator& world, WorkQueueOptions options = {})
       : comm_(world, boost::mpi::comm_duplicate), options_(options) {
     if (comm_.rank() != 0) {
@@ -95,51 +93,109 @@ class WorkQueue {
   template <class Fn>
   std::vector<Result<R>> run(std::span<const Task> tasks, Fn&& local,
                              std::span<const double> costs = {}) {
-    const std::size_t n = tasks.size();
-    const std::vector<std::size_t> order = detail::handout_order(n, costs);
-    std::vector<std::optional<Result<R>>> slots(n);
-    std::size_t next = 0;  // position in `order` of the next task to hand out
-    std::size_t done = 0;
-    const bool root_works = options_.root_works || workers() == 0;
-    const auto place = [&](detail::ResultMessage<R>&& m) {
-      if (m.ok) {
-        slots[m.index].emplace(boost::system::in_place_value, std::move(m.value));
-      } else {
-        slots[m.index].emplace(boost::system::in_place_error, Errc::device_error,
-                               std::move(m.error));
-      }
-      ++done;
-    };
-    const auto hand_out = [&] {
-      for (int w = 1; w < comm_.size() && next < n; ++w) {
-        if (busy_[static_cast<std::size_t>(w)]) continue;
-        const std::size_t i = order[next++];
-        comm_.send(w, detail::tag_task, detail::TaskMessage<Task>{i, tasks[i]});
-        busy_[static_cast<std::size_t>(w)] = true;
-      }
-    };
-    while (done < n) {
-      hand_out();
-      // Collect whatever has arrived, refilling each freed worker at once.
-      while (auto st = comm_.iprobe(boost::mpi::any_source, detail::tag_result)) {
-        place(receive(st->source()));
-        hand_out();
-      }
-      if (root_works && next < n) {
-        const std::size_t i = order[next++];
-        place(detail::run_task<R>(local, tasks[i], i, 0));
-      } else if (done < n) {
-        const auto st = comm_.probe(boost::mpi::any_source, detail::tag_result);
-        place(receive(st.source()));
-      }
-    }
+    set_local([&local](const Task& t) -> R { return local(t); });
+    std::vector<std::uint64_t> tickets;
+    tickets.reserve(tasks.size());
+    for (std::size_t i = 0; i < tasks.size(); ++i)
+      tickets.push_back(submit(tasks[i], costs.size() == tasks.size() ? costs[i] : 0.0));
     std::vector<Result<R>> out;
-    out.reserve(n);
-    for (auto& s : slots) out.push_back(std::move(*s));
+    out.reserve(tasks.size());
+    for (const auto t : tickets) out.push_back(wait(t));
+    set_local({});
     return out;
   }
 
+  /// The function rank 0 runs its tasks with (see `run`); it must outlive every task submitted
+  /// until `abandon` or the last `wait`.
+  void set_local(Local local) { local_ = std::move(local); }
+
+  /// Queues `task`; the queued tasks are handed out by `wait`, most expensive first (ties: in
+  /// order). Returns its ticket for `wait`.
+  std::uint64_t submit(Task task, double cost) {
+    const std::uint64_t ticket = results_.size();
+    results_.emplace_back();
+    queued_.push_back({ticket, cost, std::move(task)});
+    return ticket;
+  }
+
+  /// The result of task `ticket`, once: hands queued tasks out and runs them (rank 0's share on
+  /// its thread) until that one is back.
+  Result<R> wait(std::uint64_t ticket) {
+    while (!results_.at(ticket)) pump(ticket);
+    Result<R> r = std::move(*results_[ticket]);
+    results_[ticket].reset();
+    return r;
+  }
+
+  /// Drops the queued tasks and waits for rank 0's own task, if one runs (the workers' tasks
+  /// still out come back later and are dropped). For a pipeline that stops early.
+  void abandon() {
+    queued_.clear();
+    if (running_.valid()) place(running_.get());
+  }
+
  private:
+  struct Queued {
+    std::uint64_t ticket;
+    double cost;
+    Task task;
+  };
+
+  /// The queued task to hand out next: the most expensive, the earliest among equals.
+  Queued take() {
+    auto best = queued_.begin();
+    for (auto it = queued_.begin(); it != queued_.end(); ++it) {
+      if (it->cost > best->cost) best = it;
+    }
+    Queued q = std::move(*best);
+    queued_.erase(best);
+    return q;
+  }
+
+  void hand_out() {
+    for (int w = 1; w < comm_.size() && !queued_.empty(); ++w) {
+      if (busy_[static_cast<std::size_t>(w)]) continue;
+      Queued q = take();
+      comm_.send(w, detail::tag_task, detail::TaskMessage<Task>{q.ticket, std::move(q.task)});
+      busy_[static_cast<std::size_t>(w)] = true;
+    }
+    const bool root_works = options_.root_works || workers() == 0;
+    if (root_works && !running_.valid() && !queued_.empty() && local_) {
+      auto q = std::make_shared<Queued>(take());
+      running_ = std::async(std::launch::async, [q, fn = local_] {
+        return detail::run_task<R>(fn, q->task, q->ticket, 0);
+      });
+    }
+  }
+
+  /// One round of waiting for `ticket`: a worker's result, rank 0's own, or a short sleep.
+  void pump(std::uint64_t ticket) {
+    hand_out();
+    if (auto st = comm_.iprobe(boost::mpi::any_source, detail::tag_result)) {
+      place(receive(st->source()));
+    } else if (running_.valid()) {
+      if (running_.wait_for(std::chrono::milliseconds(2)) == std::future_status::ready)
+        place(running_.get());
+    } else if (std::any_of(busy_.begin(), busy_.end(), [](bool b) { return b; })) {
+      const auto any = comm_.probe(boost::mpi::any_source, detail::tag_result);
+      place(receive(any.source()));
+    } else {
+      throw Error(Errc::invalid_argument, "aoe::mpi::WorkQueue: waiting for task " +
+                                              std::to_string(ticket) +
+                                              ", which is neither queued nor running");
+    }
+  }
+
+  void place(detail::ResultMessage<R>&& m) {
+    if (m.index >= results_.size()) return;
+    if (m.ok) {
+      results_[m.index].emplace(boost::system::in_place_value, std::move(m.value));
+    } else {
+      results_[m.index].emplace(boost::system::in_place_error, Errc::device_error,
+                                std::move(m.error));
+    }
+  }
+
   detail::ResultMessage<R> receive(int source) {
     detail::ResultMessage<R> m;
     comm_.recv(source, detail::tag_result, m);
@@ -149,6 +205,8 @@ class WorkQueue {
 
   void shut_down() noexcept {
     try {
+      queued_.clear();
+      if (running_.valid()) running_.wait();
       for (int w = 1; w < comm_.size(); ++w) {
         if (busy_[static_cast<std::size_t>(w)]) static_cast<void>(receive(w));  // left by a throw
         comm_.send(w, detail::tag_stop);
@@ -160,6 +218,10 @@ class WorkQueue {
   boost::mpi::communicator comm_;
   WorkQueueOptions options_;
   std::vector<bool> busy_;  ///< per rank: a task is out there
+  Local local_;
+  std::vector<Queued> queued_;                     ///< submitted, not handed out yet
+  std::vector<std::optional<Result<R>>> results_;  ///< by ticket, until fetched
+  std::future<detail::ResultMessage<R>> running_;  ///< rank 0's own task
 };
 
 /// A worker rank's side: receives tasks from rank 0, answers each with `fn(task)` (an exception

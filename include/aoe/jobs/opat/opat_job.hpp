@@ -16,6 +16,9 @@
 
 #include <array>
 #include <cstdio>
+#include <deque>
+#include <filesystem>
+#include <functional>
 #include <iterator>
 #include <map>
 #include <set>
@@ -71,13 +74,20 @@ struct OpatStepRequest {
   std::uint64_t batch_size = 8;
   std::int32_t parallel = 8;  ///< TUNING_PARALLEL_NUM
   std::uint64_t seed = 0;
-  std::vector<Configuration> initial;  ///< measured first (docs/search.md#transfer)
-  std::vector<std::pair<Configuration, Measurement>> known;  ///< measured by the plan already
-  std::vector<Feature> context;                              ///< the operator's features
-  std::shared_ptr<const TransferData> prior;                 ///< what a learned model starts from
+  std::uint64_t seed_stored = 0;  ///< the seed when the stored configuration runs
+  /// The kind's default and the bank's configuration (as the plan read the bank), measured
+  /// first and handed back in `StepOutcome::measured_first`: a default that fails ends the step.
+  Configuration def;
+  std::optional<Configuration> stored;
+  bool tune = true;            ///< false: only the measurements above
+  bool hit_if_stored = false;  ///< no search when the stored configuration runs (a bank hit)
+  /// Measured first by the search, after the stored configuration (when it runs) and the
+  /// default: the winners of similar operators (docs/search.md#transfer).
+  std::vector<Configuration> initial;
+  std::vector<Feature> context;               ///< the operator's features
+  std::shared_ptr<const TransferData> prior;  ///< what a learned model starts from
   /// Not empty: no tuning, the step measures these configurations (in order) and hands them
-  /// back as its history. The plan's measurements (each kind's default and the bank's stored
-  /// configuration) are such steps, run at once over the wave's operators.
+  /// back as its history (what the bank holds when a repeated key is accounted).
   std::vector<Configuration> measure_only;
 };
 
@@ -327,23 +337,27 @@ template <class Backend>
 using opat_runner_t = std::remove_cvref_t<decltype(*std::declval<Backend&>().create(
     std::declval<const OperatorDesc&>(), KnowledgeKind::schedule))>;
 
-/// One knowledge kind of an operator as planned: `hit` (the bank's record is used), `later`
-/// (an earlier task of this wave tunes the same key, or the job found it unsatisfied: decided
-/// when accounting, as one process would) or `tune` (request `step` of the wave).
+/// One knowledge kind of an operator as planned (rank 0, in task order; see run_opat): its
+/// request `ticket` in the job's StepQueue, then what the reply said. `tune`: the step tunes,
+/// or it is a bank `hit` when the stored configuration runs and `hit_if_stored`. `later`: one
+/// of the tasks planned and not accounted may tune the same key, or the job found the key
+/// unsatisfied; decided when accounting, from the bank as the earlier task left it.
 template <class Runner>
 struct OpatKindPlan {
   enum class Action : std::uint8_t { hit, later, tune };
   KnowledgeKind kind = KnowledgeKind::schedule;
   TuningKey key;
   Runner runner;
-  Measured def;
-  std::optional<Measured> stored;
+  Measured def;                                         ///< measurement: from the reply
+  std::optional<Configuration> stored_configuration{};  ///< the bank's, when planned
+  std::optional<Measured> stored{};                     ///< ... when it runs (from the reply)
   bool stale = false;  ///< the bank's record no longer fits the space: replaced when stored
   Action action = Action::tune;
-  std::size_t step = 0;    ///< tune: its request; later in the same wave: the earlier task's
-  bool same_wave = false;  ///< later: the key is tuned by an earlier task of this wave
-  /// later: the configurations the bank may hold when it is accounted (the default, the earlier
-  /// task's best), measured with the wave, so that the accounting need not measure them.
+  bool hit_if_stored = false;
+  std::size_t ticket = 0;
+  std::optional<Result<StepOutcome>> reply{};
+  /// later: the configurations measured for it (its default, the bank's when planned, the
+  /// bank's when accounted), so that the accounting measures nothing itself.
   std::vector<Measured> premeasured{};
 };
 
@@ -352,42 +366,45 @@ template <class Runner>
 struct OpatOperatorPlan {
   OpatOperatorReport rep;
   std::vector<OpatKindPlan<Runner>> kinds;
+  std::size_t tuning = 0;  ///< its kinds that search (not a likely bank hit)
 };
 
-/// What a wave's plan collects: the requests of its tuning steps, their costs, the keys tuned.
-struct OpatWave {
-  std::vector<OpatStepRequest> requests;
-  std::vector<double> costs;
-  std::map<TuningKey, std::size_t> keys;  ///< tuned in this wave, by request (or no_step)
-  static constexpr std::size_t no_step = static_cast<std::size_t>(-1);
+/// Where the pipeline stands (job_skeleton.hpp): the keys planned tasks may tune, by the last
+/// task that may; how many tasks are accounted; how many searching steps are planned and not
+/// accounted. A task meeting a key that a task planned and not accounted may tune defers that
+/// kind (`later`).
+struct OpatPipeline {
+  std::map<TuningKey, std::size_t> keys;
+  std::size_t accounted = 0;
+  std::size_t tuning = 0;
+  void accounted_one(std::size_t its_tuning) {
+    ++accounted;
+    tuning -= its_tuning;
+  }
 };
 
-/// The request of one kind's tuning step. The search starts from what is known: the stored
-/// configuration and the default (measured in the plan, handed back by KnownMeasure) and the
-/// winners of similar operators; a learned model sees the trials of earlier waves and the bank.
+/// The request of one kind's step: it measures the default and the stored configuration, then
+/// (unless a hit) searches from them and the winners of similar operators; a learned model sees
+/// the trials of the tasks accounted before the plan (job_skeleton.hpp) and the bank.
 template <class Runner>
 [[nodiscard]] OpatStepRequest opat_request(const OperatorDesc& op, std::uint64_t op_index,
                                            const OpatKindPlan<Runner>& k,
                                            const OpatOptions& options, const OpatJobState& job) {
   const Space& space = k.runner.space();
-  OpatStepRequest q{.op = op_index,
-                    .kind = k.kind,
-                    .search = options.search,
-                    .budget = options.budget,
-                    .batch_size = options.batch_size,
-                    .parallel = options.parallel,
-                    .seed = derive_seed(options.seed, fnv1a(k.key.problem) + (k.stored ? 1 : 0)),
-                    .initial = {},
-                    .known = {},
-                    .context = {},
-                    .prior = nullptr,
-                    .measure_only = {}};
-  q.known.emplace_back(k.def.configuration, k.def.measurement);
-  if (k.stored) {
-    q.initial.push_back(k.stored->configuration);
-    q.known.emplace_back(k.stored->configuration, k.stored->measurement);
-  }
-  q.initial.push_back(k.def.configuration);
+  OpatStepRequest q;
+  q.op = op_index;
+  q.kind = k.kind;
+  q.parallel = options.parallel;
+  q.def = k.def.configuration;
+  q.stored = k.stored_configuration;
+  q.tune = k.action == OpatKindPlan<Runner>::Action::tune;
+  if (!q.tune) return q;  // later: the measurements only
+  q.search = options.search;
+  q.budget = options.budget;
+  q.batch_size = options.batch_size;
+  q.seed = derive_seed(options.seed, fnv1a(k.key.problem));
+  q.seed_stored = derive_seed(options.seed, fnv1a(k.key.problem) + 1);
+  q.hit_if_stored = k.hit_if_stored;
   q.context = operator_features(op, k.kind, options.scope);
   if (uses_transfer_rows(options.search)) q.prior = job.hints.prior(job.learned, k.kind, space);
   const std::string op_text = operator_key_text(op, options.impl_mode);
@@ -397,160 +414,112 @@ template <class Runner>
   return q;
 }
 
-/// What the plan of a kind needs before its measurements: its runner (or why it cannot be
-/// created), its default configuration, its bank key and the bank's configuration when the space
-/// holds it (a stale entry is as none), and the index of its measurement request in the wave.
-template <class Runner>
-struct OpatKindPre {
-  KnowledgeKind kind = KnowledgeKind::schedule;
-  std::optional<Runner> runner;
-  std::string error;  ///< when the runner cannot be created
-  TuningKey key;
-  Configuration def;
-  std::optional<Configuration> stored;
-  bool stale = false;  ///< the bank's record no longer fits the space
-  std::size_t request = 0;
-};
-
-/// Prepares the plan of one fused operator (rank 0, in task order): per kind its runner, the
-/// bank looked up, and a request measuring its default (and the stored configuration) appended
-/// to `measures`, so that the wave's planning measurements run at once (`run_steps`).
+/// Plans one fused operator, task `task` of the job (rank 0, in task order, see
+/// job_skeleton.hpp): per kind its runner, the bank looked up, what it does (`tune` or
+/// `later`), and its request submitted to `queue`. An operator
+/// whose runner cannot be created is planned failed (`rep.error`), with no request.
 template <class Backend>
-[[nodiscard]] Result<std::vector<OpatKindPre<opat_runner_t<Backend>>>> opat_preplan_operator(
-    Backend& backend, const OperatorDesc& op, std::uint64_t op_index, const KnowledgeBank& bank,
-    const OpatOptions& options, const OpatJobState& job, std::vector<OpatStepRequest>& measures,
-    std::vector<double>& costs) {
-  std::vector<OpatKindPre<opat_runner_t<Backend>>> pre;
+[[nodiscard]] Result<OpatOperatorPlan<opat_runner_t<Backend>>> opat_plan_operator(
+    Backend& backend, const OperatorDesc& op, std::uint64_t op_index, std::size_t task,
+    const KnowledgeBank& bank, const OpatOptions& options, OpatJobState& job, OpatPipeline& pipe,
+    StepQueue<OpatStepRequest, StepOutcome>& queue) {
+  using Plan = OpatKindPlan<opat_runner_t<Backend>>;
+  OpatOperatorPlan<opat_runner_t<Backend>> plan;
+  plan.rep.op_name = op.name;
+  plan.rep.op_type = op.type;
+  std::vector<opat_runner_t<Backend>> runners;
   for (const KnowledgeKind kind : job.kinds) {
     auto runner = backend.create(op, kind);
     if (!runner) {
-      pre.push_back({.kind = kind,
-                     .runner = std::nullopt,
-                     .error = runner.error().message,
-                     .key = {},
-                     .def = {},
-                     .stored = std::nullopt,
-                     .stale = false,
-                     .request = 0});
-      break;
+      plan.rep.error = runner.error().message;
+      return plan;
     }
-    const Space& space = runner->space();
+    runners.push_back(std::move(*runner));
+  }
+  for (std::size_t i = 0; i < runners.size(); ++i) {
+    const Space& space = runners[i].space();
     if (space.dimensions() == 0) continue;  // nothing of this kind to tune
-    OpatKindPre<opat_runner_t<Backend>> k{
-        .kind = kind,
-        .runner = std::nullopt,
-        .error = {},
-        .key = make_bank_key(op, kind, options.scope, options.impl_mode),
-        .def = runner->default_configuration(),
-        .stored = std::nullopt,
-        .stale = false,
-        .request = measures.size()};
-    auto stored = opat_stored_configuration(bank, k.key, space);
+    Configuration def = runners[i].default_configuration();
+    Plan k{job.kinds[i], make_bank_key(op, job.kinds[i], options.scope, options.impl_mode),
+           std::move(runners[i]), Measured{std::move(def), {}}};
+    auto stored = opat_stored_configuration(bank, k.key, k.runner.space());
     if (!stored) return stored.error();
-    k.stored = std::move(stored->found);
+    k.stored_configuration = std::move(stored->found);
     k.stale = stored->stale;
-    OpatStepRequest q = opat_measure_request(op_index, kind, options.parallel, {k.def});
-    if (k.stored) q.measure_only.push_back(*k.stored);
-    costs.push_back(static_cast<double>(q.measure_only.size()));
-    measures.push_back(std::move(q));
-    k.runner.emplace(std::move(*runner));
-    pre.push_back(std::move(k));
-  }
-  return pre;
-}
-
-/// Looks the bank up again for an operator prepared before the previous wave was accounted
-/// (its measurements ran with that wave's steps): a kind whose stored configuration changed
-/// meanwhile (written by that wave, or by another process) gets a new measurement request in
-/// `again`, numbered from `first` on, so that the plan sees the bank as it stands now.
-template <class Runner>
-[[nodiscard]] Result<void> opat_refresh_operator(std::vector<OpatKindPre<Runner>>& pre,
-                                                 std::uint64_t op_index, const KnowledgeBank& bank,
-                                                 const OpatOptions& options, std::size_t first,
-                                                 std::vector<OpatStepRequest>& again,
-                                                 std::vector<double>& costs) {
-  for (auto& p : pre) {
-    if (!p.runner) break;
-    const Space& space = p.runner->space();
-    auto now = opat_stored_configuration(bank, p.key, space);
-    if (!now) return now.error();
-    p.stale = now->stale;
-    if (now->found == p.stored) continue;
-    p.stored = std::move(now->found);
-    OpatStepRequest q = opat_measure_request(op_index, p.kind, options.parallel, {p.def});
-    if (p.stored) q.measure_only.push_back(*p.stored);
-    p.request = first + again.size();
-    costs.push_back(static_cast<double>(q.measure_only.size()));
-    again.push_back(std::move(q));
-  }
-  return {};
-}
-
-/// Plans one fused operator (rank 0, in task order) from its prepared kinds and their
-/// measurements (`measured`, one per request of the wave): per kind the default measured, the
-/// bank's configuration when it runs, and a request when it must be tuned. An operator that
-/// cannot run is planned failed (`rep.error`) with no request.
-template <class Runner>
-[[nodiscard]] OpatOperatorPlan<Runner> opat_plan_operator(
-    std::vector<OpatKindPre<Runner>>& pre, std::span<const Result<StepOutcome>> measured,
-    const OperatorDesc& op, std::uint64_t op_index, const OpatOptions& options, OpatJobState& job,
-    OpatWave& wave) {
-  using Plan = OpatKindPlan<Runner>;
-  OpatOperatorPlan<Runner> plan;
-  plan.rep.op_name = op.name;
-  plan.rep.op_type = op.type;
-  const std::size_t first_request = wave.requests.size();
-  for (auto& p : pre) {
-    if (!p.runner) {
-      plan.rep.error = p.error;
-      break;
-    }
-    const auto& m = measured[p.request];
-    const std::size_t expected = p.stored ? 2 : 1;
-    if (!m || m->history.size() != expected) {
-      plan.rep.error = "its planning measurements failed: " +
-                       (m ? std::string("wrong number of measurements") : m.error().message);
-      break;
-    }
-    const Measurement& def_m = m->history[0].measurement;
-    if (!def_m.ok()) {
-      plan.rep.error = "the default policy fails on the device: " + def_m.message;
-      break;
-    }
-    if (plan.kinds.empty()) plan.rep.default_us = def_m.value * 1e6;
-    std::optional<Measured> stored;
-    if (p.stored && m->history[1].measurement.ok())
-      stored = Measured{*p.stored, m->history[1].measurement};
-    Plan k{p.kind, p.key, std::move(*p.runner), {p.def, def_m}, std::move(stored), p.stale};
-    const TuningKey& key = k.key;
-    const bool tuned_in_job = !job.tuned_keys.insert(key).second;
-    if (const auto it = wave.keys.find(key);
-        it != wave.keys.end() || (!k.stored && job.unsatisfied_in_job.contains(key))) {
+    const bool tuned_in_job = !job.tuned_keys.insert(k.key).second;
+    const auto it = pipe.keys.find(k.key);
+    if ((it != pipe.keys.end() && it->second >= pipe.accounted) ||
+        (!k.stored_configuration && job.unsatisfied_in_job.contains(k.key))) {
       k.action = Plan::Action::later;
-      k.premeasured.push_back(k.def);
-      if (it != wave.keys.end()) {
-        k.same_wave = true;
-        k.step = it->second;
-      }
-    } else if (k.stored && (!options.repeat_tune || tuned_in_job)) {
-      k.action = Plan::Action::hit;
     } else {
-      wave.keys.emplace(key, wave.requests.size());
-      k.step = wave.requests.size();
-      wave.requests.push_back(opat_request(op, op_index, k, options, job));
-      wave.costs.push_back(k.runner.space().raw_size());
+      k.hit_if_stored = !options.repeat_tune || tuned_in_job;
+      pipe.keys[k.key] = task;
     }
+    const double measures = k.stored_configuration ? 2 : 1;
+    const bool hit = k.stored_configuration && k.hit_if_stored;
+    const double cost = k.action == Plan::Action::later || hit
+                            ? measures
+                            : measures + static_cast<double>(k.runner.space().raw_size());
+    if (k.action == Plan::Action::tune && !hit) ++plan.tuning;
+    k.ticket = queue.submit(opat_request(op, op_index, k, options, job), cost);
     plan.kinds.push_back(std::move(k));
   }
-  if (!plan.rep.error.empty()) {  // a failed operator is not tuned at all
-    wave.requests.resize(first_request);
-    wave.costs.resize(first_request);
-    for (auto& [key, step] : wave.keys) {  // its keys stay taken, by no request
-      if (step >= first_request) step = OpatWave::no_step;
-    }
-    plan.kinds.clear();
-  }
   return plan;
+}
+
+/// Reads the replies of an operator's kinds (waiting for each): the default's and the stored
+/// configuration's measurements, and whether a kind is a bank hit. A failed step or a default
+/// that fails on the device fails the operator (`rep.error`, no kinds left).
+template <class Runner>
+void opat_read_replies(OpatOperatorPlan<Runner>& plan,
+                       StepQueue<OpatStepRequest, StepOutcome>& queue) {
+  using Action = typename OpatKindPlan<Runner>::Action;
+  for (auto& k : plan.kinds) k.reply = queue.wait(k.ticket);
+  for (auto& k : plan.kinds) {
+    const auto& r = *k.reply;
+    if (!r) {
+      plan.rep.error = "its tuning step failed: " + r.error().message;
+      break;
+    }
+    const auto& m = r->measured_first;
+    if (m.empty() || (k.stored_configuration && m.front().ok() && m.size() != 2)) {
+      plan.rep.error = "its planning measurements failed: wrong number of measurements";
+      break;
+    }
+    if (!m.front().ok()) {
+      plan.rep.error = "the default policy fails on the device: " + m.front().message;
+      break;
+    }
+    if (&k == &plan.kinds.front()) plan.rep.default_us = m.front().value * 1e6;
+    k.def.measurement = m.front();
+    if (k.stored_configuration && m[1].ok()) k.stored = Measured{*k.stored_configuration, m[1]};
+    if (k.action == Action::later) {
+      k.premeasured.push_back(k.def);
+      if (k.stored) k.premeasured.push_back(*k.stored);
+    } else if (k.stored && k.hit_if_stored) {
+      k.action = Action::hit;
+    }
+  }
+  if (!plan.rep.error.empty()) plan.kinds.clear();  // a failed operator is not tuned at all
+}
+
+/// A `later` kind finds in the bank what the earlier task of its key wrote: measured now over
+/// `queue` unless it was measured already (a measurement that fails here is taken again when
+/// the kind is accounted).
+template <class Runner>
+void opat_measure_bank_now(OpatKindPlan<Runner>& k, std::uint64_t op_index,
+                           const KnowledgeBank& bank, const OpatOptions& options,
+                           StepQueue<OpatStepRequest, StepOutcome>& queue) {
+  if (k.action != OpatKindPlan<Runner>::Action::later) return;
+  auto cfg = opat_stored_configuration(bank, k.key, k.runner.space());
+  if (!cfg || !cfg->found) return;  // an unreadable bank: reported when the kind is accounted
+  for (const auto& m : k.premeasured) {
+    if (m.configuration == *cfg->found) return;
+  }
+  auto got = queue.wait(
+      queue.submit(opat_measure_request(op_index, k.kind, options.parallel, {*cfg->found}), 1));
+  if (got && got->history.size() == 1)
+    k.premeasured.push_back({*cfg->found, got->history.front().measurement});
 }
 
 /// A kind of an operator after its step, before the bank is written: its performance so far,
@@ -594,6 +563,9 @@ template <class Runner>
   out.tuned = true;
   out.perf.best_so_far_us = best_so_far_us(step->history);
   if (uses_transfer_rows(options.search)) {
+    // Copy on write: a request planned before keeps the trials it was planned with (`prior` may
+    // share them), however late its step runs.
+    if (job.learned.use_count() > 1) job.learned = std::make_shared<TransferData>(*job.learned);
     append_trials(*job.learned, operator_features(op, k.kind, options.scope), k.runner.space(),
                   step->history);
   }
@@ -645,32 +617,28 @@ struct OpatTask {
   bool interrupted = false;
 };
 
-/// Accounts one planned operator (rank 0, in task order): its kinds' results, the operator
-/// settled from measurements (settle_operator), then the bank written with what the settled
-/// operator uses, so that the bank and the tuned model agree.
+/// Accounts one planned operator (rank 0, in task order), operator `op_index` of fuse(graph):
+/// its replies read (waiting for them), its kinds' results, the operator settled from
+/// measurements (settle_operator), then the bank written with what the settled operator uses,
+/// so that the bank and the tuned model agree.
 template <class Backend, class Runner>
-[[nodiscard]] Result<OpatTask> opat_account_operator(const Backend& backend, const FusedOperator& f,
-                                                     OpatOperatorPlan<Runner>& plan,
-                                                     std::span<Result<StepOutcome>> steps,
-                                                     KnowledgeBank& bank,
-                                                     const OpatOptions& options,
-                                                     OpatJobState& job) {
+[[nodiscard]] Result<OpatTask> opat_account_operator(
+    const Backend& backend, const FusedOperator& f, std::uint64_t op_index,
+    OpatOperatorPlan<Runner>& plan, KnowledgeBank& bank, const OpatOptions& options,
+    OpatJobState& job, StepQueue<OpatStepRequest, StepOutcome>& queue) {
   using Action = typename OpatKindPlan<Runner>::Action;
+  opat_read_replies(plan, queue);
   OpatTask task{std::move(plan.rep), {f.nodes, f.op.name, f.op.type, {}, 0, 0}, false};
   OpatOperatorReport& rep = task.report;
   std::vector<OpatKindResult> results;
-  for (const auto& k : plan.kinds) {
+  for (auto& k : plan.kinds) {
     const StepOutcome* step = nullptr;
     if (k.action == Action::tune) {
-      auto& s = steps[k.step];
-      if (!s) {
-        rep.error = "its tuning step failed: " + s.error().message;
-        break;
-      }
-      step = &*s;
+      step = &**k.reply;
       rep.evaluations += step->history.size();
       if (step->interrupted) task.interrupted = true;
     }
+    opat_measure_bank_now(k, op_index, bank, options, queue);
     auto r = opat_kind_result(k, f.op, step, bank, options, job);
     if (!r) return r.error();
     results.push_back(std::move(*r));
@@ -690,7 +658,7 @@ template <class Backend, class Runner>
     auto& r = results[i];
     if (r.tuned) {
       const auto& k = plan.kinds[i];
-      const auto& step = *steps[k.step];
+      const auto& step = **k.reply;
       const bool used = r.better && choices[i].use == k.runner.space().named_values(*r.better);
       if (auto ok = opat_store_kind(k, r, used, step.history.size(), step.policy, f.op, bank,
                                     options, job);
@@ -736,20 +704,34 @@ template <class Backend, class Runner>
 
 /// One OPAT tuning step, as any rank runs it: `request` on `op` (the operator `request.op` of
 /// fuse(graph)) with a runner of `backend`, created afresh so that the step is the same
-/// wherever it runs. Throws aoe::Error when the runner cannot be created (the plan created
-/// it on rank 0) or the search name is unknown.
+/// wherever it runs: the default and the stored configuration measured (`measured_first`),
+/// then the search unless the request says otherwise. Throws aoe::Error when the runner cannot
+/// be created (the plan created it on rank 0) or the search name is unknown.
 template <class Backend>
 [[nodiscard]] StepOutcome opat_step(Backend& backend, const OperatorDesc& op,
                                     const OpatStepRequest& request, const std::atomic<bool>* stop) {
   auto runner = backend.create(op, request.kind);
   if (!runner) throw Error(Errc::device_error, runner.error().message);
+  StepOutcome out;
   if (!request.measure_only.empty()) {
-    StepOutcome out;
     for (const auto& c : request.measure_only)
       out.history.push_back({c, runner->evaluate(c), out.history.size() + 1});
     return out;
   }
-  SearchStart start{request.initial, request.context, request.prior, std::nullopt};
+  out.measured_first.push_back(runner->evaluate(request.def));
+  if (!out.measured_first.front().ok()) return out;
+  if (request.stored) out.measured_first.push_back(runner->evaluate(*request.stored));
+  const bool stored_runs = request.stored && out.measured_first.back().ok();
+  if (!request.tune || (stored_runs && request.hit_if_stored)) return out;
+  std::vector<std::pair<Configuration, Measurement>> known{
+      {request.def, out.measured_first.front()}};
+  SearchStart start{{}, request.context, request.prior, std::nullopt};
+  if (stored_runs) {
+    start.initial.push_back(*request.stored);
+    known.emplace_back(*request.stored, out.measured_first.back());
+  }
+  start.initial.push_back(request.def);
+  start.initial.insert(start.initial.end(), request.initial.begin(), request.initial.end());
   if constexpr (requires { backend.soc(); }) {
     // "analytic" ranks candidates with the analytic cost model of this operator on the
     // backend's SoC (built from the public SoC and operator description, not the simulator).
@@ -760,83 +742,21 @@ template <class Backend>
     }
   }
   using Runner = std::remove_cvref_t<decltype(*runner)>;
-  return StepOutcome::of(tune_step(
-      runner->space(), step_search(make_opat_search(request.search, start), request.search),
-      detail::KnownMeasure<ParallelMeasure<Runner>>(
-          ParallelMeasure<Runner>(*runner, request.parallel), request.known),
-      request.seed, StepLimits{request.budget, request.batch_size, stop}));
+  StepOutcome tuned = StepOutcome::of(
+      tune_step(runner->space(),
+                step_search(make_opat_search(request.search, start), request.search),
+                detail::KnownMeasure<ParallelMeasure<Runner>>(
+                    ParallelMeasure<Runner>(*runner, request.parallel), std::move(known)),
+                stored_runs ? request.seed_stored : request.seed,
+                StepLimits{request.budget, request.batch_size, stop}));
+  tuned.measured_first = std::move(out.measured_first);
+  return tuned;
 }
-
-namespace detail {
-
-/// Looks the bank up again for every operator of a wave prepared before the previous wave was
-/// accounted (`opat_refresh_operator`) and measures, over the executor, what changed meanwhile;
-/// the measurements are appended to `measured`. `ops`: the wave's operators' indices.
-template <class Runner>
-[[nodiscard]] Result<void> opat_refresh_wave(
-    std::vector<std::vector<OpatKindPre<Runner>>>& pres, std::span<const std::size_t> ops,
-    const KnowledgeBank& bank, const OpatOptions& options,
-    const StepFunction<OpatStepRequest, StepOutcome>& local,
-    std::vector<Result<StepOutcome>>& measured) {
-  std::vector<OpatStepRequest> again;
-  std::vector<double> costs;
-  for (std::size_t i = 0; i < ops.size(); ++i) {
-    if (auto ok =
-            opat_refresh_operator(pres[i], ops[i], bank, options, measured.size(), again, costs);
-        !ok) {
-      return ok.error();
-    }
-  }
-  if (again.empty()) return {};
-  auto more = run_steps(options.executor, std::span<const OpatStepRequest>(again),
-                        std::span<const double>(costs), local);
-  for (auto& m : more) measured.push_back(std::move(m));
-  return {};
-}
-
-/// A `later` kind (its key tuned by an earlier task of the same wave) finds in the bank what
-/// that task wrote: its default, measured in the plan, or the best of its step, measured here
-/// for all of them at once over the executor and kept in the kind's `premeasured`. A
-/// measurement that fails here is taken again when the kind is accounted.
-template <class Runner>
-void opat_premeasure_later(std::vector<OpatOperatorPlan<Runner>>& plans,
-                           std::span<const Result<StepOutcome>> steps,
-                           std::span<const std::size_t> ops, const OpatOptions& options,
-                           const StepFunction<OpatStepRequest, StepOutcome>& local) {
-  std::vector<OpatStepRequest> checks;
-  std::vector<double> costs;
-  std::vector<std::pair<std::size_t, std::size_t>> checked;  // (plan, kind)
-  for (std::size_t i = 0; i < plans.size(); ++i) {
-    for (std::size_t j = 0; j < plans[i].kinds.size(); ++j) {
-      const auto& k = plans[i].kinds[j];
-      if (k.action != OpatKindPlan<Runner>::Action::later || !k.same_wave ||
-          k.step >= steps.size() || !steps[k.step] || !steps[k.step]->found() ||
-          *steps[k.step]->best_configuration == k.def.configuration) {
-        continue;
-      }
-      checks.push_back(opat_measure_request(ops[i], k.kind, options.parallel,
-                                            {*steps[k.step]->best_configuration}));
-      costs.push_back(1);
-      checked.emplace_back(i, j);
-    }
-  }
-  if (checks.empty()) return;
-  const auto got = run_steps(options.executor, std::span<const OpatStepRequest>(checks),
-                             std::span<const double>(costs), local);
-  for (std::size_t c = 0; c < got.size(); ++c) {
-    if (!got[c] || got[c]->history.size() != 1) continue;  // measured when accounted
-    const auto [i, j] = checked[c];
-    plans[i].kinds[j].premeasured.push_back(
-        {checks[c].measure_only.front(), got[c]->history.front().measurement});
-  }
-}
-
-}  // namespace detail
 
 /// Runs OPAT on `graph`. `backend.create(const OperatorDesc&, KnowledgeKind)` returns a
 /// `Result<R>` for a runner R with `space()`, `default_configuration()` and a thread-safe
 /// `evaluate(const Configuration&) const -> Measurement` (aoe::Runner<device::Simulator> through
-/// jobs/simulator_backend.hpp). The operators are tuned in waves (job_skeleton.hpp), their
+/// jobs/simulator_backend.hpp). The operators are tuned in a pipeline (job_skeleton.hpp), their
 /// steps run by `options.executor` (here, or over MPI ranks). Errors are those of the
 /// environment (bank, result file); an operator that cannot be tuned is reported in
 /// `tuning_failed_operators` and the job goes on. When `options.stop` is set during the job,
@@ -875,83 +795,34 @@ template <class Backend>
   const StepFunction<OpatStepRequest, StepOutcome> local = [&](const OpatStepRequest& q) {
     return opat_step(backend, fused[q.op].op, q, options.stop);
   };
-  // A wave prepared: its operators' kinds (bank looked up) and the requests measuring their
-  // defaults and stored configurations.
-  using Pre = std::vector<detail::OpatKindPre<detail::opat_runner_t<Backend>>>;
-  struct Prepared {
-    std::size_t begin = 0;
-    std::size_t end = 0;
-    std::vector<Pre> pres;
-    std::vector<OpatStepRequest> measures;
-    std::vector<double> costs;
-  };
-  const auto prepare = [&](std::size_t w) -> Result<Prepared> {
-    Prepared p{w, std::min(tasks.size(), w + job_wave_width), {}, {}, {}};
-    for (std::size_t t = p.begin; t < p.end; ++t) {
-      auto pre = detail::opat_preplan_operator(backend, fused[tasks[t]].op, tasks[t], bank, options,
-                                               *job, p.measures, p.costs);
-      if (!pre) return pre.error();
-      p.pres.push_back(std::move(*pre));
+  // The pipeline (job_skeleton.hpp): tasks are planned, and their steps queued, while fewer
+  // than job_pipeline_depth searching steps are planned and not accounted; accounted in order.
+  const auto queue = make_step_queue(options.executor, local);
+  std::deque<detail::OpatOperatorPlan<detail::opat_runner_t<Backend>>> planned;
+  detail::OpatPipeline pipe;
+  std::size_t next = 0;
+  const auto plan_ahead = [&]() -> Result<void> {
+    for (; next < tasks.size() && pipe.tuning < job_pipeline_depth; ++next) {
+      event(OpatEvent::Kind::started, next, nullptr);
+      auto p = detail::opat_plan_operator(backend, fused[tasks[next]].op, tasks[next], next, bank,
+                                          options, *job, pipe, *queue);
+      if (!p) return p.error();
+      pipe.tuning += p->tuning;
+      planned.push_back(std::move(*p));
     }
-    return p;
+    return {};
   };
-  auto first = prepare(0);
-  if (!first) return first.error();
-  Prepared cur = std::move(*first);
-  std::vector<Result<StepOutcome>> measured =
-      run_steps(options.executor, std::span<const OpatStepRequest>(cur.measures),
-                std::span<const double>(cur.costs), local);
   bool interrupted = false;
-  while (cur.begin < tasks.size() && !interrupted && !stopping()) {
-    const std::size_t w = cur.begin;
-    const std::size_t end = cur.end;
-    // The plan sees the bank as the previous waves left it: what changed since the wave was
-    // prepared is measured again (rarely anything: a key that wave tuned too).
-    const std::span<const std::size_t> wave_ops(tasks.data() + w, end - w);
-    if (auto ok = detail::opat_refresh_wave(cur.pres, wave_ops, bank, options, local, measured);
-        !ok) {
-      return ok.error();
-    }
-    detail::OpatWave wave;
-    std::vector<detail::OpatOperatorPlan<detail::opat_runner_t<Backend>>> plans;
-    for (std::size_t t = w; t < end; ++t) {
-      event(OpatEvent::Kind::started, t, nullptr);
-      plans.push_back(detail::opat_plan_operator(
-          cur.pres[t - w], std::span(measured), fused[tasks[t]].op, tasks[t], options, *job, wave));
-    }
-    // The next wave is prepared now (the bank as it stands) and its measurements run with this
-    // wave's steps, in one batch: the ranks wait for one barrier per wave, not two.
-    std::optional<Prepared> next;
-    if (end < tasks.size()) {
-      auto n = prepare(end);
-      if (!n) return n.error();
-      next = std::move(*n);
-    }
-    const std::size_t step_count = wave.requests.size();
-    std::vector<OpatStepRequest> batch = std::move(wave.requests);
-    std::vector<double> costs = std::move(wave.costs);
-    if (next) {
-      for (auto& q : next->measures) batch.push_back(std::move(q));
-      costs.insert(costs.end(), next->costs.begin(), next->costs.end());
-    }
-    auto results = run_steps(options.executor, std::span<const OpatStepRequest>(batch),
-                             std::span<const double>(costs), local);
-    std::vector<Result<StepOutcome>> next_measured(
-        std::make_move_iterator(results.begin() + static_cast<std::ptrdiff_t>(step_count)),
-        std::make_move_iterator(results.end()));
-    results.resize(step_count, Result<StepOutcome>(StepOutcome{}));
-    auto& steps = results;
-    // A `later` kind finds in the bank what the earlier task of its key wrote: its default
-    // (measured in the plan) or the best of its step, measured now for all of them at once.
-    detail::opat_premeasure_later(plans, std::span<const Result<StepOutcome>>(steps), wave_ops,
-                                  options, local);
-    for (std::size_t t = w; t < end && !interrupted; ++t) {
-      auto task = detail::opat_account_operator(backend, fused[tasks[t]], plans[t - w],
-                                                std::span(steps), bank, options, *job);
-      if (!task) return task.error();
-      const OpatOperatorReport& rep = task->report;
-      interrupted = task->interrupted;
-      if (rep.error.empty() && rep.kinds.empty() && !interrupted) continue;  // nothing tunable
+  for (std::size_t t = 0; t < tasks.size() && !interrupted && !stopping(); ++t) {
+    if (auto ok = plan_ahead(); !ok) return ok.error();
+    auto task = detail::opat_account_operator(backend, fused[tasks[t]], tasks[t], planned.front(),
+                                              bank, options, *job, *queue);
+    pipe.accounted_one(planned.front().tuning);
+    planned.pop_front();
+    if (!task) return task.error();
+    const OpatOperatorReport& rep = task->report;
+    interrupted = task->interrupted;
+    if (!rep.error.empty() || !rep.kinds.empty() || interrupted) {  // else nothing tunable
       if (!interrupted) {
         out.report.operators.push_back(rep);
         if (rep.error.empty()) tuned.push_back(std::move(task->chosen));
@@ -963,9 +834,6 @@ template <class Backend>
       }
       if (!interrupted) event(OpatEvent::Kind::finished, t, &out.report.operators.back());
     }
-    if (!next) break;
-    cur = std::move(*next);
-    measured = std::move(next_measured);
   }
   if (auto ok = frame->finish(interrupted || stopping(), out, partial); !ok) {
     return ok.error();
