@@ -50,15 +50,6 @@ namespace detail::analytic {
   return std::max(a, b) + std::min(a, b) / n;
 }
 
-[[nodiscard]] inline std::vector<std::int64_t> ints(const OperatorDesc& op, const std::string& name,
-                                                    std::vector<std::int64_t> fallback) {
-  const auto it = op.attributes.find(name);
-  if (it == op.attributes.end()) return fallback;
-  if (const auto* v = std::get_if<std::vector<std::int64_t>>(&it->second)) return *v;
-  if (const auto* i = std::get_if<std::int64_t>(&it->second)) return {*i};
-  return fallback;
-}
-
 [[nodiscard]] inline bool flag(const OperatorDesc& op, std::initializer_list<const char*> names) {
   for (const char* n : names) {
     const auto it = op.attributes.find(n);
@@ -261,13 +252,13 @@ class AnalyticCostModel {
         const auto rank = static_cast<std::int64_t>(x.shape.size());
         std::vector<std::int64_t> axes;
         if (head == "LayerNorm") {
-          auto b = ints(op, "begin_norm_axis", {-1}).front();
+          auto b = attribute_ints(op, "begin_norm_axis", {-1}).front();
           if (b < 0) b += rank;
           for (std::int64_t a = std::max<std::int64_t>(0, b); a < rank; ++a) axes.push_back(a);
         } else {
           std::vector<std::int64_t> all;
           for (std::int64_t a = 0; a < rank; ++a) all.push_back(a);
-          axes = ints(op, "axes", reduce ? all : std::vector<std::int64_t>{-1});
+          axes = attribute_ints(op, "axes", reduce ? all : std::vector<std::int64_t>{-1});
         }
         double row = 1;
         for (auto a : axes) {

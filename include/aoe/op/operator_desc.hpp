@@ -13,8 +13,7 @@
 namespace aoe {
 
 /// An operator attribute: what model files carry (strides, pads, transpose flags, axes ...).
-using Attribute =
-    std::variant<bool, std::int64_t, double, std::string, std::vector<std::int64_t>>;
+using Attribute = std::variant<bool, std::int64_t, double, std::string, std::vector<std::int64_t>>;
 
 /// One (possibly fused) operator with static shapes.
 ///
@@ -33,6 +32,18 @@ struct OperatorDesc {
   std::map<std::string, Attribute> attributes;
   std::vector<std::string> members;  ///< member op types of a fused operator; empty otherwise
 };
+
+/// The integer list attribute `name` of `op` (a single integer is a list of one); `fallback`
+/// when it is absent or of another type.
+[[nodiscard]] inline std::vector<std::int64_t> attribute_ints(const OperatorDesc& op,
+                                                              const std::string& name,
+                                                              std::vector<std::int64_t> fallback) {
+  const auto it = op.attributes.find(name);
+  if (it == op.attributes.end()) return fallback;
+  if (const auto* v = std::get_if<std::vector<std::int64_t>>(&it->second)) return *v;
+  if (const auto* i = std::get_if<std::int64_t>(&it->second)) return {*i};
+  return fallback;
+}
 
 }  // namespace aoe
 

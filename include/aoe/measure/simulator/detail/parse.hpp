@@ -41,16 +41,6 @@ inline constexpr std::int64_t max_int_attribute = std::int64_t{1} << 24;
   return p;
 }
 
-[[nodiscard]] inline std::vector<std::int64_t> int_list(const OperatorDesc& op,
-                                                        const std::string& name,
-                                                        std::vector<std::int64_t> fallback) {
-  const auto it = op.attributes.find(name);
-  if (it == op.attributes.end()) return fallback;
-  if (const auto* v = std::get_if<std::vector<std::int64_t>>(&it->second)) return *v;
-  if (const auto* i = std::get_if<std::int64_t>(&it->second)) return {*i};
-  return fallback;
-}
-
 [[nodiscard]] inline bool flag_attr(const OperatorDesc& op, const std::string& name) {
   const auto it = op.attributes.find(name);
   if (it == op.attributes.end()) return false;
@@ -250,7 +240,7 @@ inline constexpr std::array<DataMovement, 12> data_movement_ops{{
                  std::to_string(x.shape.size()));
     }
     if (w.shape.size() != 4) return bad("expects a 4-D filter");
-    const auto groups_attr = int_list(op, "groups", {1});
+    const auto groups_attr = attribute_ints(op, "groups", {1});
     const std::int64_t groups = groups_attr.empty() ? 1 : groups_attr[0];
     if (groups <= 0 || cin % groups != 0) {
       return bad("groups = " + std::to_string(groups) + " does not divide the " +
@@ -280,8 +270,8 @@ inline constexpr std::array<DataMovement, 12> data_movement_ops{{
       if (v.size() == 2) return v[static_cast<std::size_t>(which)];
       return v.empty() ? 1 : v[0];
     };
-    const auto strides = int_list(op, "strides", {1, 1});
-    const auto dil = int_list(op, "dilations", {1, 1});
+    const auto strides = attribute_ints(op, "strides", {1, 1});
+    const auto dil = attribute_ints(op, "dilations", {1, 1});
     const std::int64_t sh = hw(strides, 0), sw = hw(strides, 1);
     const std::int64_t dh = hw(dil, 0), dw = hw(dil, 1);
     if (sh <= 0 || sw <= 0 || dh <= 0 || dw <= 0) return bad("strides and dilations must be > 0");
@@ -296,7 +286,7 @@ inline constexpr std::array<DataMovement, 12> data_movement_ops{{
       ho = nhwc ? y[1] : y[2];
       wo = nhwc ? y[2] : y[3];
     } else {
-      const auto pads = int_list(op, "pads", {0, 0, 0, 0});
+      const auto pads = attribute_ints(op, "pads", {0, 0, 0, 0});
       if (pads.size() != 4) return bad("attribute 'pads' must be [top, bottom, left, right]");
       for (const auto p : pads) {
         if (p < 0) return bad("attribute 'pads' must be non-negative");
@@ -359,13 +349,13 @@ inline constexpr std::array<DataMovement, 12> data_movement_ops{{
         if (w[0] % c != 0) return bad("inconsistent shapes: filter channels differ from input's");
       }
     } else {
-      const auto ks = int_list(op, "ksize", {});
+      const auto ks = attribute_ints(op, "ksize", {});
       if (ks.size() != 2 && ks.size() != 4) return bad("needs attribute 'ksize' (2 or 4 values)");
       kh = ks.size() == 4 ? ks[nhwc ? 1 : 2] : ks[0];
       kw = ks.size() == 4 ? ks[nhwc ? 2 : 3] : ks[1];
     }
-    const auto strides = int_list(op, "strides", {1, 1});
-    const auto pads = int_list(op, "pads", {0, 0, 0, 0});
+    const auto strides = attribute_ints(op, "strides", {1, 1});
+    const auto pads = attribute_ints(op, "pads", {0, 0, 0, 0});
     if (pads.size() != 4) return bad("attribute 'pads' must be [top, bottom, left, right]");
     for (const auto p : pads) {
       if (p < 0) return bad("attribute 'pads' must be non-negative");
@@ -403,7 +393,7 @@ inline constexpr std::array<DataMovement, 12> data_movement_ops{{
     const auto rank = static_cast<std::int64_t>(x.shape.size());
     std::vector<std::int64_t> axes;
     if (head == "LayerNorm") {
-      auto b = int_list(op, "begin_norm_axis", {-1});
+      auto b = attribute_ints(op, "begin_norm_axis", {-1});
       std::int64_t a0 = b.empty() ? -1 : b[0];
       if (a0 < -rank || a0 >= rank) {
         return bad("attribute 'begin_norm_axis' = " + std::to_string(a0) +
@@ -415,7 +405,7 @@ inline constexpr std::array<DataMovement, 12> data_movement_ops{{
     } else {
       std::vector<std::int64_t> all(static_cast<std::size_t>(rank));
       std::iota(all.begin(), all.end(), 0);
-      axes = int_list(op, "axes", reduce ? all : std::vector<std::int64_t>{-1});
+      axes = attribute_ints(op, "axes", reduce ? all : std::vector<std::int64_t>{-1});
       if (axes.empty()) axes = all;
     }
     std::vector<bool> reduced(static_cast<std::size_t>(rank), false);
