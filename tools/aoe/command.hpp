@@ -64,6 +64,11 @@ struct CommonOptions {
   std::string report = "on";   ///< --report: "on" writes the trace, op_summary and HTML report
   double measure_latency = 0;  ///< --measure_latency: seconds slept per simulated measurement
 
+  /// --search, or `job_default` when it was not given (a caller that skipped check_job_flags).
+  [[nodiscard]] std::string search_or(std::string_view job_default) const {
+    return search.empty() ? std::string(job_default) : search;
+  }
+
   /// A job's budget preset (any struct with `evaluations` and `patience`), overridden by
   /// --budget: then exactly that many evaluations, without early stop.
   template <class Budget>
@@ -139,7 +144,7 @@ template <class Search, class Budget>
 template <class JobOptions, class Budget>
 void set_common_options(JobOptions& o, const Budget& budget, const CommonOptions& common,
                         const aoe::Environment& env, const Io& io) {
-  o.search = common.search;
+  if (!common.search.empty()) o.search = common.search;  // else the job's own default
   o.budget = budget;
   o.seed = common.seed;
   o.repeat_tune = env.repeat_tune;

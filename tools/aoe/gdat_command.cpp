@@ -164,7 +164,7 @@ int run_gdat_command(const CommonOptions& common, const GdatFlags& flags,
            << ": expected 1 to 8 (HCCL splits the gradients into at most 8 segments)\n";
     return exit_usage;
   }
-  const auto budget = job_budget(aoe::make_gdat_search(common.search),
+  const auto budget = job_budget(aoe::make_gdat_search(common.search_or("evolutionary")),
                                  aoe::gdat_budget_preset(common.optimization_level), common, io);
   if (!budget) return exit_usage;
   int cluster_exit = exit_usage;
@@ -208,8 +208,8 @@ int run_gdat_command(const CommonOptions& common, const GdatFlags& flags,
            << " gradients, " << fixed(static_cast<double>(profile->total_bytes()) / 1e6, 3)
            << " MB), " << c.devices << " devices (" << c.servers() << " x " << c.server_size()
            << ", " << aoe::gdat::to_string(c.topology) << "), at most " << flags.segments
-           << " segments, search " << common.search << ", " << budget->evaluations
-           << " evaluations, bank " << bank.file().string() << "\n";
+           << " segments, search " << common.search_or("evolutionary") << ", "
+           << budget->evaluations << " evaluations, bank " << bank.file().string() << "\n";
   }
   aoe::GdatJobResult partial;
   auto result = aoe::run_gdat(*profile, c, bank, o, &partial);

@@ -124,7 +124,7 @@ int run_opat_command(const CommonOptions& common, const OpatFlags& flags,
       .scope = backend.scope(), .format_tuning = flags.fop_format, .impl_tuning = flags.fop_impl};
   int code = exit_usage;
   const auto graph =
-      start_model_job(aoe::make_opat_search(common.search),
+      start_model_job(aoe::make_opat_search(common.search_or("analytic")),
                       aoe::opat_budget_preset(common.optimization_level), common, env, io, o, code);
   if (!graph) return code;
   if (!flags.tune_ops_file.empty()) {
@@ -143,7 +143,7 @@ int run_opat_command(const CommonOptions& common, const OpatFlags& flags,
   if (common.verbosity() >= 2) {
     io.out << "aoe: OPAT on " << graph->name << " (" << graph->nodes.size() << " nodes), "
            << (on_ascend ? std::string("Ascend NPU") : common.soc_version + " simulator")
-           << ", search " << common.search << ", " << o.budget.evaluations
+           << ", search " << common.search_or("analytic") << ", " << o.budget.evaluations
            << " evaluations per operator, bank " << env.op_bank_root().string() << "\n";
   }
   aoe::OpatJobResult partial;

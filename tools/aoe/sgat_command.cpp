@@ -47,7 +47,7 @@ int run_sgat_command(const CommonOptions& common, const SgatFlags& flags,
   aoe::SgatOptions o{.nonhomo_split = flags.nonhomo_split};
   int code = exit_usage;
   const auto graph =
-      start_model_job(aoe::make_search(common.search),
+      start_model_job(aoe::make_search(common.search_or("evolutionary")),
                       aoe::sgat_budget_preset(common.optimization_level), common, env, io, o, code);
   if (!graph) return code;
   o.on_event = sgat_progress(common, io);
@@ -61,8 +61,8 @@ int run_sgat_command(const CommonOptions& common, const SgatFlags& flags,
   aoe::GraphBank bank({.root = env.graph_bank_root(), .access = bank_access(env, common, io)});
   if (verbosity >= 2) {
     io.out << "aoe: SGAT on " << graph->name << " (" << graph->nodes.size() << " nodes), "
-           << common.soc_version << " simulator, search " << common.search << ", "
-           << o.budget.evaluations << " evaluations per subgraph"
+           << common.soc_version << " simulator, search " << common.search_or("evolutionary")
+           << ", " << o.budget.evaluations << " evaluations per subgraph"
            << (flags.nonhomo_split ? ", uneven slices allowed" : "") << ", graph bank "
            << bank.file(soc.name).string() << "\n";
   }
