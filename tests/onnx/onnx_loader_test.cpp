@@ -725,3 +725,43 @@ TEST_CASE("onnx: a valid CNN whose Conv inputs come from earlier nodes loads (gu
   REQUIRE(g.has_value());
   CHECK(g->nodes.size() == 3);
 }
+
+TEST_CASE("onnx: a Conv whose weight has no usable shape is an error, never a crash") {
+  // Found by fuzz/aoe_fuzz_onnx (UBSan: operator[] on an empty shape): a weight of a type the
+  // loader does not describe (COMPLEX64) left the Conv mapping without a weight shape.
+  OnnxModel m;
+  m.input("x", {1, 3, 8, 8}).weight("w", {4, 3, 3, 3});
+  m.proto().mutable_graph()->mutable_initializer(0)->set_data_type(
+      onnx::TensorProto_DataType_COMPLEX64);
+  auto& n = m.node("Conv", {"x", "w"}, {"c"}, "conv");
+  aoe::test::set_ints(n, "pads", {1, 1, 1, 1});
+  m.node("Relu", {"c"}, {"y"}, "relu");
+  m.output("y");
+  const auto g = aoe::parse_onnx(m.bytes(), "complex.onnx");
+  REQUIRE_FALSE(g.has_value());
+  INFO(g.error().message);
+  CHECK(g.error().message.find("node 'conv' (Conv)") != std::string::npos);
+}
+
+TEST_CASE("onnx: window attributes whose pads overflow are an error, and 1-D pads are kept") {
+  OnnxModel m;
+  m.input("x", {1, 3, 8, 8}).weight("w", {4, 3, 3, 3});
+  auto& n = m.node("MaxPool", {"x"}, {"y"}, "pool");
+  aoe::test::set_ints(n, "kernel_shape", {2, 2});
+  aoe::test::set_ints(n, "pads", {0, 0, 2147483648, 0});
+  m.output("y");
+  const auto g = aoe::parse_onnx(m.bytes(), "pads.onnx");
+  REQUIRE_FALSE(g.has_value());
+  INFO(g.error().message);
+  CHECK(g.error().message.find("node 'pool' (MaxPool)") != std::string::npos);
+
+  OnnxModel one;
+  one.input("x", {1, 3, 16}).weight("w", {4, 3, 3});
+  auto& c = one.node("Conv", {"x", "w"}, {"y"}, "conv1d");
+  aoe::test::set_ints(c, "pads", {2, 0});
+  one.output("y");
+  const auto g1 = aoe::parse_onnx(one.bytes(), "conv1d.onnx");
+  REQUIRE_MESSAGE(g1.has_value(), g1.error().message);
+  const auto& pads = std::get<std::vector<std::int64_t>>(g1->nodes.at(0).attributes.at("pads"));
+  CHECK(pads == std::vector<std::int64_t>{0, 0, 2, 0});
+}

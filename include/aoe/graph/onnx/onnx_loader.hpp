@@ -613,6 +613,7 @@ class OnnxReader {
         ctx.descs.emplace(name, *d);
       }
       const Mapped m = map_node(n, ctx);
+      if (!m.error.empty()) return fail(Errc::schema_error, node_label(n) + ": " + m.error);
       Node node;
       node.name = n.name();
       node.type = m.type;

@@ -126,30 +126,39 @@ struct MappingContext {
 
 /// Pads [top, bottom, left, right] of a 2-D window so that the floor formula of the simulator,
 /// (in + pad_begin + pad_end - effective_kernel) / stride + 1, gives the inferred output
-/// (auto_pad and ceil_mode become explicit end padding).
-[[nodiscard]] inline std::vector<std::int64_t> window_pads(
+/// (auto_pad and ceil_mode become explicit end padding). std::nullopt when the window is not 2-D
+/// or a pad falls outside [0, 2^31).
+[[nodiscard]] inline std::optional<std::vector<std::int64_t>> window_pads(
     const onnx::NodeProto& n, const std::vector<std::int64_t>& in_hw,
     const std::vector<std::int64_t>& out_hw, const std::vector<std::int64_t>& kernel,
     const std::vector<std::int64_t>& strides, const std::vector<std::int64_t>& dilations) {
-  const auto onnx_pads = ints_attribute(n, "pads").value_or(std::vector<std::int64_t>(4, 0));
+  auto onnx_pads = ints_attribute(n, "pads").value_or(std::vector<std::int64_t>(4, 0));
+  if (onnx_pads.size() == 2) onnx_pads = {0, onnx_pads[0], 0, onnx_pads[1]};  // 1-D: height 1
   const std::string auto_pad = string_attribute(n, "auto_pad", "NOTSET");
+  if (kernel.size() != 2 || strides.size() != 2 || dilations.size() != 2) return std::nullopt;
+  // 128-bit arithmetic: the attributes and shapes are the file's, any int64; a pad outside
+  // [0, 2^31) is not a window the simulator prices.
+  __extension__ using Wide = __int128;
+  constexpr Wide limit = Wide{1} << 31;
   std::vector<std::int64_t> out;
   for (std::size_t i = 0; i < 2; ++i) {
-    const std::int64_t eff = (kernel[i] - 1) * dilations[i] + 1;
-    std::int64_t begin = onnx_pads.size() == 4 ? onnx_pads[i] : 0;
-    std::int64_t end = onnx_pads.size() == 4 ? onnx_pads[i + 2] : 0;
+    if (kernel[i] < 1 || strides[i] < 1 || dilations[i] < 1) return std::nullopt;
+    const Wide eff = Wide{kernel[i] - 1} * dilations[i] + 1;
+    Wide begin = onnx_pads.size() == 4 ? onnx_pads[i] : 0;
+    Wide end = onnx_pads.size() == 4 ? onnx_pads[i + 2] : 0;
+    const Wide span = Wide{out_hw[i] - 1} * strides[i] + eff;
     if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
-      const std::int64_t total =
-          std::max<std::int64_t>(0, (out_hw[i] - 1) * strides[i] + eff - in_hw[i]);
+      const Wide total = std::max<Wide>(0, span - in_hw[i]);
       begin = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
       end = total - begin;
     } else if (auto_pad == "VALID") {
       begin = end = 0;
     }
-    const std::int64_t need = (out_hw[i] - 1) * strides[i] + eff - (in_hw[i] + begin + end);
+    const Wide need = span - (Wide{in_hw[i]} + begin + end);
     if (need > 0) end += need;
-    out.push_back(begin);
-    out.push_back(end);
+    if (begin < 0 || end < 0 || begin >= limit || end >= limit) return std::nullopt;
+    out.push_back(static_cast<std::int64_t>(begin));
+    out.push_back(static_cast<std::int64_t>(end));
   }
   return out;
 }
@@ -161,6 +170,7 @@ struct Mapped {
   std::vector<int> inputs;  ///< indices of the ONNX inputs kept, in order
   std::map<std::string, Attribute> attributes;
   std::vector<std::optional<std::vector<std::int64_t>>> input_shapes;  ///< overrides (rank)
+  std::string error;  ///< why the node cannot be mapped (the loader's schema error), else empty
 };
 
 /// Maps `n` (whose inputs/outputs all have static descriptions in `ctx`).
@@ -246,6 +256,17 @@ struct Mapped {
       m.type = op == "Conv" ? "Conv3D" : "Conv3DTranspose";  // the simulator prices 2-D only
       return m;
     }
+    if (w.size() != x.size() || y.size() != x.size()) {
+      // The weight's shape is unknown (a constant of a type aoe does not read) or disagrees.
+      const std::string weight = n.input_size() > 1 ? n.input(1) : std::string();
+      m.error = w.empty() ? "the shape of weight '" + weight +
+                                "' is unknown (a tensor type aoe does not read?)"
+                          : "input rank " + std::to_string(x.size()) + ", weight '" + weight +
+                                "' rank " + std::to_string(w.size()) + ", output rank " +
+                                std::to_string(y.size()) +
+                                " (a convolution needs the same rank for all three)";
+      return m;
+    }
     // A 1-D convolution is a 2-D one of height 1.
     auto x4 = x, w4 = w, y4 = y;
     if (x.size() == 3) {
@@ -254,15 +275,16 @@ struct Mapped {
       y4.insert(y4.begin() + 2, 1);
       m.input_shapes = {x4, w4};
     }
-    auto kernel =
-        ints_attribute(n, "kernel_shape").value_or(std::vector<std::int64_t>{w4[2], w4[3]});
-    auto strides = ints_attribute(n, "strides").value_or(std::vector<std::int64_t>{1, 1});
-    auto dilations = ints_attribute(n, "dilations").value_or(std::vector<std::int64_t>{1, 1});
-    if (x.size() == 3) {
-      kernel.insert(kernel.begin(), 1);
-      strides.insert(strides.begin(), 1);
-      dilations.insert(dilations.begin(), 1);
-    }
+    // A 1-D window attribute gets height 1; a missing one its 2-D default.
+    const auto window = [&](const char* name, std::vector<std::int64_t> fallback) {
+      auto v = ints_attribute(n, name);
+      if (!v) return fallback;
+      if (x.size() == 3) v->insert(v->begin(), 1);
+      return *v;
+    };
+    const auto kernel = window("kernel_shape", {w4[2], w4[3]});
+    const auto strides = window("strides", {1, 1});
+    const auto dilations = window("dilations", {1, 1});
     m.attributes["strides"] = strides;
     m.attributes["dilations"] = dilations;
     m.attributes["data_format"] = std::string("NCHW");
@@ -273,8 +295,13 @@ struct Mapped {
       // inference.
       return m;
     }
-    m.attributes["pads"] =
-        window_pads(n, {x4[2], x4[3]}, {y4[2], y4[3]}, kernel, strides, dilations);
+    const auto pads = window_pads(n, {x4[2], x4[3]}, {y4[2], y4[3]}, kernel, strides, dilations);
+    if (!pads) {
+      m.error = "kernel_shape, strides, dilations or pads do not give a 2-D window with pads in "
+                "[0, 2^31)";
+      return m;
+    }
+    m.attributes["pads"] = *pads;
     if (group > 1 && group == x4[1] && w4[1] == 1) {
       m.type = "DepthwiseConv2D";
     } else {
@@ -318,7 +345,13 @@ struct Mapped {
     const auto dilations = ints_attribute(n, "dilations").value_or(std::vector<std::int64_t>{1, 1});
     m.attributes["ksize"] = kernel;
     m.attributes["strides"] = strides;
-    m.attributes["pads"] = window_pads(n, {x[2], x[3]}, {y[2], y[3]}, kernel, strides, dilations);
+    const auto pads = window_pads(n, {x[2], x[3]}, {y[2], y[3]}, kernel, strides, dilations);
+    if (!pads) {
+      m.error = "kernel_shape, strides, dilations or pads do not give a 2-D window with pads in "
+                "[0, 2^31)";
+      return m;
+    }
+    m.attributes["pads"] = *pads;
     m.attributes["data_format"] = std::string("NCHW");
     m.inputs = {0};  // MaxPool's optional Indices output is not an input
     return m;
