@@ -224,6 +224,58 @@ TEST_CASE("aoe (process): stdout a pipe nobody reads is exit 8 with the reason, 
   CHECK(opat_result_text(dir.path()).find("\"tuning successful\"") != std::string::npos);
 }
 
+TEST_CASE("aoe (process): a closed stdout is exit 8 before the job; a closed stderr is kept away") {
+  const std::string binary = aoe::test::aoe_binary();
+  if (binary.empty()) {
+    aoe::test::skip("AOE_BINARY is not set (the path of the built aoe)");
+    return;
+  }
+  const fs::path model = fs::path(AOE_TESTS_SOURCE_DIR) / "../examples/models/resnet50.json";
+  TempDir dir("cli_closed");
+  const fs::path err = dir.path() / "stderr.txt";
+  const pid_t closed_out = spawn_opat(
+      binary, dir, model,
+      {.args = {"--budget=2"}, .stderr_file = err, .before_exec = [] { ::close(STDOUT_FILENO); }});
+  REQUIRE(closed_out > 0);
+  CHECK(aoe::test::wait_aoe(closed_out) == aoe_tool::exit_output);
+  CHECK(aoe::test::read_text(err).find("aoe: stdout is closed") != std::string::npos);
+  // Refused before the job: no result file.
+  for (const auto& e : fs::directory_iterator(dir.path())) {
+    CHECK_FALSE(e.path().filename().string().starts_with("aoe_result_"));
+  }
+
+  // With stderr (and stdin) closed the job runs; the bank file opened later must not take
+  // descriptor 2 and receive log lines: the bank stays valid JSON.
+  TempDir quiet("cli_closed_err");
+  int pipe_fds[2];
+  REQUIRE(::pipe(pipe_fds) == 0);
+  const pid_t closed_err = spawn_opat(
+      binary, quiet, model,
+      {.args = {"--budget=2", "--log=info"}, .stdout_fd = pipe_fds[1], .before_exec = [] {
+         ::close(STDIN_FILENO);
+         ::close(STDERR_FILENO);
+       }});
+  REQUIRE(closed_err > 0);
+  ::close(pipe_fds[1]);
+  std::string out;
+  char buffer[4096];
+  for (ssize_t n; (n = ::read(pipe_fds[0], buffer, sizeof buffer)) > 0;) out.append(buffer, n);
+  ::close(pipe_fds[0]);
+  CHECK(aoe::test::wait_aoe(closed_err) == 0);
+  CHECK(out.find("process finished") != std::string::npos);
+  CHECK(opat_result_text(quiet.path()).find("\"tuning successful\"") != std::string::npos);
+  std::size_t banks = 0;
+  for (const auto& f : fs::recursive_directory_iterator(quiet.path() / "bank")) {
+    if (!f.is_regular_file() || f.path().extension() != ".json") continue;
+    ++banks;
+    INFO(f.path());
+    boost::system::error_code ec;
+    (void)boost::json::parse(aoe::test::read_text(f.path()), ec);
+    CHECK_FALSE(ec);
+  }
+  CHECK(banks > 0);
+}
+
 TEST_CASE("aoe (process): report files that cannot be written do not hide the job's exit code") {
   const std::string binary = aoe::test::aoe_binary();
   if (binary.empty()) {
