@@ -85,6 +85,34 @@ inline boost::json::value attribute_to_json(const Attribute& a) {
       a);
 }
 
+/// A tensor's description in the model format: {"shape", "dtype", "format"}.
+[[nodiscard]] inline boost::json::object tensor_json(const TensorDesc& desc) {
+  boost::json::object d;
+  boost::json::array shape;
+  for (const auto x : desc.shape) shape.push_back(x);
+  d["shape"] = std::move(shape);
+  d["dtype"] = std::string(to_string(desc.dtype));
+  d["format"] = std::string(to_string(desc.format));
+  return d;
+}
+
+/// The "opat" member of the nodes of a tuned operator.
+[[nodiscard]] inline boost::json::object tuned_operator_json(const TunedOperator& t) {
+  boost::json::object opat;
+  opat["fused_op"] = t.name;
+  opat["fused_type"] = t.type;
+  boost::json::object knowledge;
+  for (const auto& [kind, values] : t.knowledge) {
+    boost::json::object k;
+    for (const auto& nv : values) k[nv.name] = value_to_json(nv.value);
+    knowledge[kind] = std::move(k);
+  }
+  opat["knowledge"] = std::move(knowledge);
+  opat["performance_before(us)"] = t.default_us;
+  opat["performance_after(us)"] = t.result_us;
+  return opat;
+}
+
 }  // namespace detail
 
 /// The graph in the model format (docs/model_format.md), each node of a tuned operator carrying
@@ -92,19 +120,14 @@ inline boost::json::value attribute_to_json(const Attribute& a) {
 /// "performance_after(us)"}. It loads back with load_graph.
 [[nodiscard]] inline boost::json::object tuned_model_json(const Graph& g,
                                                           const std::vector<TunedOperator>& ops) {
-  boost::json::object root;
-  root["format_version"] = model_format_version;
-  root["name"] = g.name;
   boost::json::object tensors;
-  const auto put = [&tensors](const TensorRef& t) {
-    if (tensors.contains(t.name)) return;
-    boost::json::object d;
-    boost::json::array shape;
-    for (const auto x : t.desc.shape) shape.push_back(x);
-    d["shape"] = std::move(shape);
-    d["dtype"] = std::string(to_string(t.desc.dtype));
-    d["format"] = std::string(to_string(t.desc.format));
-    tensors[t.name] = std::move(d);
+  const auto names = [&tensors](const std::vector<TensorRef>& ts) {
+    boost::json::array out;
+    for (const auto& t : ts) {
+      if (!tensors.contains(t.name)) tensors[t.name] = detail::tensor_json(t.desc);
+      out.push_back(boost::json::string(t.name));
+    }
+    return out;
   };
   std::vector<const TunedOperator*> by_node(g.nodes.size(), nullptr);
   for (const auto& op : ops) {
@@ -118,40 +141,19 @@ inline boost::json::value attribute_to_json(const Attribute& a) {
     boost::json::object o;
     o["name"] = n.name;
     o["type"] = n.type;
-    boost::json::array in;
-    boost::json::array out;
-    for (const auto& t : n.inputs) {
-      put(t);
-      in.push_back(boost::json::string(t.name));
-    }
-    for (const auto& t : n.outputs) {
-      put(t);
-      out.push_back(boost::json::string(t.name));
-    }
-    o["inputs"] = std::move(in);
-    o["outputs"] = std::move(out);
+    o["inputs"] = names(n.inputs);
+    o["outputs"] = names(n.outputs);
     if (!n.attributes.empty()) {
       boost::json::object attrs;
       for (const auto& [k, v] : n.attributes) attrs[k] = detail::attribute_to_json(v);
       o["attributes"] = std::move(attrs);
     }
-    if (const TunedOperator* t = by_node[i]) {
-      boost::json::object opat;
-      opat["fused_op"] = t->name;
-      opat["fused_type"] = t->type;
-      boost::json::object knowledge;
-      for (const auto& [kind, values] : t->knowledge) {
-        boost::json::object k;
-        for (const auto& nv : values) k[nv.name] = detail::value_to_json(nv.value);
-        knowledge[kind] = std::move(k);
-      }
-      opat["knowledge"] = std::move(knowledge);
-      opat["performance_before(us)"] = t->default_us;
-      opat["performance_after(us)"] = t->result_us;
-      o["opat"] = std::move(opat);
-    }
+    if (by_node[i] != nullptr) o["opat"] = detail::tuned_operator_json(*by_node[i]);
     nodes.push_back(std::move(o));
   }
+  boost::json::object root;
+  root["format_version"] = model_format_version;
+  root["name"] = g.name;
   root["tensors"] = std::move(tensors);
   root["nodes"] = std::move(nodes);
   return root;
