@@ -20,6 +20,22 @@ namespace aoe_tool {
 
 namespace {
 
+/// Sets the link's bandwidth and latency the flags give (GB/s and us).
+void override_link(const LinkFlags& f, aoe::gdat::Link& link) {
+  if (f.bandwidth) link.bandwidth = *f.bandwidth * 1e9;
+  if (f.latency) link.latency = *f.latency * 1e-6;
+}
+
+/// --<level>_bandwidth and --<level>_latency, the flags of the links `where` ("inside a server"),
+/// whose defaults are `bandwidth` GB/s and `latency` us.
+void add_link_options(CLI::App& app, const std::string& level, const std::string& where,
+                      LinkFlags& link, const std::string& bandwidth, const std::string& latency) {
+  app.add_option("--" + level + "_bandwidth", link.bandwidth,
+                 "GDAT: GB/s per device " + where + " (default " + bandwidth + ")");
+  app.add_option("--" + level + "_latency", link.latency,
+                 "GDAT: us per message " + where + " (default " + latency + ")");
+}
+
 /// The cluster: the --cluster file (or the defaults) with the flags applied.
 aoe::Result<aoe::gdat::Cluster> make_cluster(const GdatFlags& f, int& exit_code) {
   aoe::gdat::Cluster c;
@@ -42,10 +58,8 @@ aoe::Result<aoe::gdat::Cluster> make_cluster(const GdatFlags& f, int& exit_code)
     }
     c.topology = *t;
   }
-  if (f.intra_bandwidth) c.intra_server.bandwidth = *f.intra_bandwidth * 1e9;
-  if (f.intra_latency) c.intra_server.latency = *f.intra_latency * 1e-6;
-  if (f.inter_bandwidth) c.inter_server.bandwidth = *f.inter_bandwidth * 1e9;
-  if (f.inter_latency) c.inter_server.latency = *f.inter_latency * 1e-6;
+  override_link(f.intra, c.intra_server);
+  override_link(f.inter, c.inter_server);
   if (f.allreduce_overhead) c.allreduce_overhead = *f.allreduce_overhead * 1e-6;
   if (auto ok = c.validate(); !ok) return ok.error();
   return c;
@@ -96,27 +110,21 @@ std::string list(const aoe::gdat::SplitStrategy& s) {
 
 void add_gdat_options(CLI::App& app, GdatFlags& flags) {
   add_option_rows(
-      app,
-      {{"--gradient_profile", &flags.gradient_profile,
-        "GDAT: a gradient profile (JSON, docs/gdat.md) to tune instead of --model's graph"},
-       {"--cluster", &flags.cluster,
-        "GDAT: the cluster (JSON, docs/gdat.md); the flags below override it"},
-       {"--devices", &flags.devices, "GDAT: data-parallel devices (default 8)"},
-       {"--devices_per_server", &flags.devices_per_server,
-        "GDAT: devices in one server (default 8)"},
-       {"--topology", &flags.topology,
-        "GDAT: all-reduce over the devices: two_level (default) or ring"},
-       {"--intra_bandwidth", &flags.intra_bandwidth,
-        "GDAT: GB/s per device inside a server (default 30)"},
-       {"--intra_latency", &flags.intra_latency,
-        "GDAT: us per message inside a server (default 2)"},
-       {"--inter_bandwidth", &flags.inter_bandwidth,
-        "GDAT: GB/s per device between servers (default 12.5)"},
-       {"--inter_latency", &flags.inter_latency,
-        "GDAT: us per message between servers (default 10)"},
-       {"--allreduce_overhead", &flags.allreduce_overhead,
-        "GDAT: fixed us per all-reduce (default 20)"},
-       {"--segments", &flags.segments, "GDAT: the most all-reduce segments, 1 to 8 (default 8)"}});
+      app, {{"--gradient_profile", &flags.gradient_profile,
+             "GDAT: a gradient profile (JSON, docs/gdat.md) to tune instead of --model's graph"},
+            {"--cluster", &flags.cluster,
+             "GDAT: the cluster (JSON, docs/gdat.md); the flags below override it"},
+            {"--devices", &flags.devices, "GDAT: data-parallel devices (default 8)"},
+            {"--devices_per_server", &flags.devices_per_server,
+             "GDAT: devices in one server (default 8)"},
+            {"--topology", &flags.topology,
+             "GDAT: all-reduce over the devices: two_level (default) or ring"}});
+  add_link_options(app, "intra", "inside a server", flags.intra, "30", "2");
+  add_link_options(app, "inter", "between servers", flags.inter, "12.5", "10");
+  add_option_rows(app, {{"--allreduce_overhead", &flags.allreduce_overhead,
+                         "GDAT: fixed us per all-reduce (default 20)"},
+                        {"--segments", &flags.segments,
+                         "GDAT: the most all-reduce segments, 1 to 8 (default 8)"}});
   app.add_flag("--gdat_exact", flags.exact,
                "GDAT: keep the dynamic programme's optimum when it beats the search's split");
 }

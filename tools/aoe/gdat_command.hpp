@@ -16,6 +16,13 @@ class App;
 
 namespace aoe_tool {
 
+/// The flags of one level of the cluster's links: --intra_bandwidth and --intra_latency (inside a
+/// server) or --inter_bandwidth and --inter_latency (between servers).
+struct LinkFlags {
+  std::optional<double> bandwidth;  ///< GB/s per device
+  std::optional<double> latency;    ///< us per message
+};
+
 /// GDAT's own flags. The cluster flags override the --cluster file's values (or the defaults).
 struct GdatFlags {
   std::string gradient_profile;  ///< --gradient_profile: the input instead of --model's graph
@@ -23,10 +30,8 @@ struct GdatFlags {
   std::optional<int> devices;
   std::optional<int> devices_per_server;
   std::optional<std::string> topology;       ///< "ring" or "two_level"
-  std::optional<double> intra_bandwidth;     ///< GB/s
-  std::optional<double> intra_latency;       ///< us
-  std::optional<double> inter_bandwidth;     ///< GB/s
-  std::optional<double> inter_latency;       ///< us
+  LinkFlags intra;                           ///< inside a server
+  LinkFlags inter;                           ///< between servers
   std::optional<double> allreduce_overhead;  ///< us
   int segments = 8;                          ///< --segments: the most segments, 1 to 8
   bool exact = false;  ///< --gdat_exact: keep the dynamic programme's optimum when it is better

@@ -85,6 +85,34 @@ inline boost::json::value attribute_to_json(const Attribute& a) {
       a);
 }
 
+/// A tensor's description in the model format: {"shape", "dtype", "format"}.
+[[nodiscard]] inline boost::json::object tensor_json(const TensorDesc& desc) {
+  boost::json::object d;
+  boost::json::array shape;
+  for (const auto x : desc.shape) shape.push_back(x);
+  d["shape"] = std::move(shape);
+  d["dtype"] = std::string(to_string(desc.dtype));
+  d["format"] = std::string(to_string(desc.format));
+  return d;
+}
+
+/// The "opat" member of the nodes of a tuned operator.
+[[nodiscard]] inline boost::json::object tuned_operator_json(const TunedOperator& t) {
+  boost::json::object opat;
+  opat["fused_op"] = t.name;
+  opat["fused_type"] = t.type;
+  boost::json::object knowledge;
+  for (const auto& [kind, values] : t.knowledge) {
+    boost::json::object k;
+    for (const auto& nv : values) k[nv.name] = value_to_json(nv.value);
+    knowledge[kind] = std::move(k);
+  }
+  opat["knowledge"] = std::move(knowledge);
+  opat["performance_before(us)"] = t.default_us;
+  opat["performance_after(us)"] = t.result_us;
+  return opat;
+}
+
 }  // namespace detail
 
 /// The graph in the model format (docs/model_format.md), each node of a tuned operator carrying
@@ -92,19 +120,14 @@ inline boost::json::value attribute_to_json(const Attribute& a) {
 /// "performance_after(us)"}. It loads back with load_graph.
 [[nodiscard]] inline boost::json::object tuned_model_json(const Graph& g,
                                                           const std::vector<TunedOperator>& ops) {
-  boost::json::object root;
-  root["format_version"] = model_format_version;
-  root["name"] = g.name;
   boost::json::object tensors;
-  const auto put = [&tensors](const TensorRef& t) {
-    if (tensors.contains(t.name)) return;
-    boost::json::object d;
-    boost::json::array shape;
-    for (const auto x : t.desc.shape) shape.push_back(x);
-    d["shape"] = std::move(shape);
-    d["dtype"] = std::string(to_string(t.desc.dtype));
-    d["format"] = std::string(to_string(t.desc.format));
-    tensors[t.name] = std::move(d);
+  const auto names = [&tensors](const std::vector<TensorRef>& ts) {
+    boost::json::array out;
+    for (const auto& t : ts) {
+      if (!tensors.contains(t.name)) tensors[t.name] = detail::tensor_json(t.desc);
+      out.push_back(boost::json::string(t.name));
+    }
+    return out;
   };
   std::vector<const TunedOperator*> by_node(g.nodes.size(), nullptr);
   for (const auto& op : ops) {
@@ -118,40 +141,19 @@ inline boost::json::value attribute_to_json(const Attribute& a) {
     boost::json::object o;
     o["name"] = n.name;
     o["type"] = n.type;
-    boost::json::array in;
-    boost::json::array out;
-    for (const auto& t : n.inputs) {
-      put(t);
-      in.push_back(boost::json::string(t.name));
-    }
-    for (const auto& t : n.outputs) {
-      put(t);
-      out.push_back(boost::json::string(t.name));
-    }
-    o["inputs"] = std::move(in);
-    o["outputs"] = std::move(out);
+    o["inputs"] = names(n.inputs);
+    o["outputs"] = names(n.outputs);
     if (!n.attributes.empty()) {
       boost::json::object attrs;
       for (const auto& [k, v] : n.attributes) attrs[k] = detail::attribute_to_json(v);
       o["attributes"] = std::move(attrs);
     }
-    if (const TunedOperator* t = by_node[i]) {
-      boost::json::object opat;
-      opat["fused_op"] = t->name;
-      opat["fused_type"] = t->type;
-      boost::json::object knowledge;
-      for (const auto& [kind, values] : t->knowledge) {
-        boost::json::object k;
-        for (const auto& nv : values) k[nv.name] = detail::value_to_json(nv.value);
-        knowledge[kind] = std::move(k);
-      }
-      opat["knowledge"] = std::move(knowledge);
-      opat["performance_before(us)"] = t->default_us;
-      opat["performance_after(us)"] = t->result_us;
-      o["opat"] = std::move(opat);
-    }
+    if (by_node[i] != nullptr) o["opat"] = detail::tuned_operator_json(*by_node[i]);
     nodes.push_back(std::move(o));
   }
+  boost::json::object root;
+  root["format_version"] = model_format_version;
+  root["name"] = g.name;
   root["tensors"] = std::move(tensors);
   root["nodes"] = std::move(nodes);
   return root;
@@ -274,49 +276,54 @@ class JsonAppender {
   return text;
 }
 
-/// boost::json::serialize(tuned_model_json(g, ops)), written directly: no JSON tree of the
-/// whole graph (tens of allocations per node), each tuned operator's "opat" text made once for
-/// all its nodes, tensors numbered in a flat table. Nullopt when a number is not finite or a
-/// tuned operator repeats a name (write_tuned_model then takes tuned_model_json's way, which
-/// names the number's JSON pointer in its error).
-[[nodiscard]] inline std::optional<std::string> tuned_model_text(
+/// Each node's tuned operator (`ops.size()`: none) and each tuned operator's "opat" text, made
+/// once for all its nodes (nullopt for an operator no node has).
+struct TunedNodeTexts {
+  std::vector<std::size_t> by_node;
+  std::vector<std::optional<std::string>> opat;
+};
+
+/// The tuned operators of `g`'s nodes and their texts; nullopt when tuned_operator_text gives
+/// none.
+[[nodiscard]] inline std::optional<TunedNodeTexts> tuned_node_texts(
     const Graph& g, const std::vector<TunedOperator>& ops) {
-  std::vector<std::size_t> by_node(g.nodes.size(), ops.size());  // ops.size(): none
+  TunedNodeTexts out{std::vector<std::size_t>(g.nodes.size(), ops.size()),
+                     std::vector<std::optional<std::string>>(ops.size())};
   for (std::size_t k = 0; k < ops.size(); ++k) {
     for (const auto n : ops[k].nodes) {
-      if (n < by_node.size()) by_node[n] = k;
+      if (n < out.by_node.size()) out.by_node[n] = k;
     }
   }
-  std::vector<std::optional<std::string>> opat(ops.size());
-  for (std::size_t n = 0; n < by_node.size(); ++n) {
-    const std::size_t k = by_node[n];
-    if (k == ops.size() || opat[k]) continue;
-    opat[k] = tuned_operator_text(ops[k]);
-    if (!opat[k]) return std::nullopt;
+  for (std::size_t n = 0; n < out.by_node.size(); ++n) {
+    const std::size_t k = out.by_node[n];
+    if (k == ops.size() || out.opat[k]) continue;
+    out.opat[k] = tuned_operator_text(ops[k]);
+    if (!out.opat[k]) return std::nullopt;
   }
+  return out;
+}
+
+/// The tensor references of `g`'s nodes, and the bytes of the tuned model's text without its
+/// tensor table.
+[[nodiscard]] inline std::pair<std::size_t, std::size_t> tuned_model_size(
+    const Graph& g, const TunedNodeTexts& tuned) {
   std::size_t references = 0;
   std::size_t bytes = 0;
-  for (const auto& n : g.nodes) {
+  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
     references += n.inputs.size() + n.outputs.size();
     bytes += 64 + n.name.size() + n.type.size();
     for (const auto& t : n.inputs) bytes += t.name.size() + 3;
     for (const auto& t : n.outputs) bytes += t.name.size() + 3;
-    if (by_node[&n - g.nodes.data()] < ops.size()) {
-      bytes += opat[by_node[&n - g.nodes.data()]]->size();
-    }
+    if (tuned.by_node[i] < tuned.opat.size()) bytes += tuned.opat[tuned.by_node[i]]->size();
   }
-  std::string text;
-  // Generous: a tensor's description is written once, but reserving for every reference costs
-  // nothing (pages never written are never touched) and a reallocation copies the whole text.
-  text.reserve(bytes + references * 64);
-  JsonAppender w(text);
-  w.raw("{\"format_version\":");
-  w.integer(model_format_version);
-  w.raw(",\"name\":");
-  w.string(g.name);
-  // Tensors in order of first reference (a node's inputs, then its outputs), each described as
-  // where it is first referenced.
-  w.raw(",\"tensors\":{");
+  return {references, bytes};
+}
+
+/// The "tensors" object: tensors in order of first reference (a node's inputs, then its
+/// outputs), each described as where it is first referenced.
+inline void append_tensors(JsonAppender& w, const Graph& g, std::size_t references) {
+  w.raw("{");
   NameTable seen;
   seen.reserve(references / 2 + 1);
   const auto tensor = [&](const TensorRef& t) {
@@ -338,7 +345,12 @@ class JsonAppender {
     for (const auto& t : n.inputs) tensor(t);
     for (const auto& t : n.outputs) tensor(t);
   }
-  w.raw("},\"nodes\":[");
+  w.raw("}");
+}
+
+/// A node's object, with its operator's "opat" text when it is tuned (`opat` not null); false
+/// when an attribute's number is not finite.
+[[nodiscard]] inline bool append_node(JsonAppender& w, const Node& n, const std::string* opat) {
   const auto names = [&w](const std::vector<TensorRef>& ts) {
     w.raw("[");
     for (std::size_t k = 0; k < ts.size(); ++k) {
@@ -347,33 +359,62 @@ class JsonAppender {
     }
     w.raw("]");
   };
-  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
-    const Node& n = g.nodes[i];
-    w.raw(i > 0 ? ",{\"name\":" : "{\"name\":");
-    w.string(n.name);
-    w.raw(",\"type\":");
-    w.string(n.type);
-    w.raw(",\"inputs\":");
-    names(n.inputs);
-    w.raw(",\"outputs\":");
-    names(n.outputs);
-    if (!n.attributes.empty()) {
-      w.raw(",\"attributes\":{");
-      bool first = true;
-      for (const auto& [key, value] : n.attributes) {
-        w.raw(first ? "" : ",");
-        first = false;
-        w.string(key);
-        w.raw(":");
-        if (!w.attribute(value)) return std::nullopt;
-      }
-      w.raw("}");
-    }
-    if (by_node[i] < ops.size()) {
-      w.raw(",\"opat\":");
-      w.raw(*opat[by_node[i]]);
+  w.raw("{\"name\":");
+  w.string(n.name);
+  w.raw(",\"type\":");
+  w.string(n.type);
+  w.raw(",\"inputs\":");
+  names(n.inputs);
+  w.raw(",\"outputs\":");
+  names(n.outputs);
+  if (!n.attributes.empty()) {
+    w.raw(",\"attributes\":{");
+    bool first = true;
+    for (const auto& [key, value] : n.attributes) {
+      w.raw(first ? "" : ",");
+      first = false;
+      w.string(key);
+      w.raw(":");
+      if (!w.attribute(value)) return false;
     }
     w.raw("}");
+  }
+  if (opat != nullptr) {
+    w.raw(",\"opat\":");
+    w.raw(*opat);
+  }
+  w.raw("}");
+  return true;
+}
+
+/// boost::json::serialize(tuned_model_json(g, ops)), written directly: no JSON tree of the
+/// whole graph (tens of allocations per node), each tuned operator's "opat" text made once for
+/// all its nodes, tensors numbered in a flat table. Nullopt when a number is not finite or a
+/// tuned operator repeats a name (write_tuned_model then takes tuned_model_json's way, which
+/// names the number's JSON pointer in its error).
+[[nodiscard]] inline std::optional<std::string> tuned_model_text(
+    const Graph& g, const std::vector<TunedOperator>& ops) {
+  const auto tuned = tuned_node_texts(g, ops);
+  if (!tuned) return std::nullopt;
+  const auto [references, bytes] = tuned_model_size(g, *tuned);
+  std::string text;
+  // Generous: a tensor's description is written once, but reserving for every reference costs
+  // nothing (pages never written are never touched) and a reallocation copies the whole text.
+  text.reserve(bytes + references * 64);
+  JsonAppender w(text);
+  w.raw("{\"format_version\":");
+  w.integer(model_format_version);
+  w.raw(",\"name\":");
+  w.string(g.name);
+  w.raw(",\"tensors\":");
+  append_tensors(w, g, references);
+  w.raw(",\"nodes\":[");
+  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+    if (i > 0) w.raw(",");
+    const std::size_t k = tuned->by_node[i];
+    if (!append_node(w, g.nodes[i], k < ops.size() ? &*tuned->opat[k] : nullptr)) {
+      return std::nullopt;
+    }
   }
   w.raw("]}");
   return text;

@@ -10,6 +10,7 @@
 #include <array>
 #include <cstdint>
 #include <cstdio>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -79,6 +80,20 @@ inline void append_attribute(std::string& out, const Attribute& a) {
       a);
 }
 
+/// `attributes` as "name=value,...", by name (the order of std::map), as the key texts of an
+/// operator and of a subgraph write them.
+inline void append_attributes(std::string& out,
+                              const std::map<std::string, Attribute>& attributes) {
+  bool first = true;
+  for (const auto& [name, value] : attributes) {
+    if (!first) out += ',';
+    first = false;
+    out += name;
+    out += '=';
+    append_attribute(out, value);
+  }
+}
+
 }  // namespace detail
 
 /// The canonical text of an operator's bank key: type, inputs, outputs, attributes (sorted by
@@ -98,14 +113,7 @@ inline void append_attribute(std::string& out, const Attribute& a) {
     detail::append_shape(out, op.outputs[i]);
   }
   out += ";attrs=";
-  bool first = true;
-  for (const auto& [name, value] : op.attributes) {  // std::map: sorted by name
-    if (!first) out += ',';
-    first = false;
-    out += name;
-    out += '=';
-    detail::append_attribute(out, value);
-  }
+  detail::append_attributes(out, op.attributes);
   out += ";impl=";
   out += impl_mode;
   return out;

@@ -153,6 +153,70 @@ class OperatorTimer {
   std::unordered_map<std::string, double, Hash, std::equal_to<>> cache_;
 };
 
+/// The forward pass's time: one fused operator at a time (made, timed, dropped), not the whole
+/// fused model at once.
+[[nodiscard]] inline Result<double> forward_seconds(const GraphIndex& index, OperatorTimer& timer,
+                                                    const std::string& model) {
+  double seconds = 0;
+  std::optional<ErrorInfo> failed;
+  for_each_fusion_group(index, {}, [&](const std::vector<std::size_t>& members) {
+    if (failed) return;
+    const FusedOperator f = make_fused(index.graph(), members);
+    auto t = timer.seconds(f.op, model);
+    if (!t) {
+      failed = t.error();
+      return;
+    }
+    seconds += *t;
+  });
+  if (failed) return *failed;
+  return seconds;
+}
+
+/// The trainable parameters: each belongs to its first reader in forward order (its last in
+/// backward); one flat list in forward order (node, then input position), not a vector per
+/// node.
+[[nodiscard]] inline std::vector<OwnedParameter> owned_parameters(const GraphIndex& index) {
+  const Graph& graph = index.graph();
+  ::aoe::detail::NameTable owned;
+  std::vector<OwnedParameter> params;
+  std::size_t weight_inputs = 0;
+  for (const Node& n : graph.nodes) weight_inputs += weight_positions(n.type).size();
+  owned.reserve(weight_inputs);
+  params.reserve(weight_inputs);
+  for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
+    const Node& n = graph.nodes[i];
+    for (const auto pos : weight_positions(n.type)) {
+      if (pos >= n.inputs.size()) continue;
+      const TensorRef& t = n.inputs[pos];
+      if (index.producer(t.name).has_value() || !owned.insert(t.name).second) continue;
+      params.push_back({i, &t});
+    }
+  }
+  return params;
+}
+
+/// Node `n`'s backward time.
+[[nodiscard]] inline Result<double> backward_seconds(const Node& n, const GraphIndex& index,
+                                                     OperatorTimer& timer, const std::string& model,
+                                                     const BackwardOptions& options) {
+  if (is_layout_only(n.type)) return 0.0;
+  const auto needs_input_grad = [&](std::size_t pos) {
+    return pos < n.inputs.size() && index.producer(n.inputs[pos].name).has_value();
+  };
+  if (one_of(n.type,
+             {"Conv2D", "MatMul", "MatMulV2", "FullyConnection", "BatchMatMul", "BatchMatMulV2"})) {
+    auto t = timer.seconds(n, model);
+    if (!t) return t.error();
+    // The weight gradient (or, for a BatchMatMul of two activations, the second operand's)
+    // always; the first input's when a node below produced it.
+    return *t * (needs_input_grad(0) ? 2.0 : 1.0);
+  }
+  auto t = timer.seconds(n, model);
+  if (!t) return t.error();
+  return *t * options.other_backward_factor;
+}
+
 }  // namespace detail
 
 /// The gradient profile of `graph` trained on `soc` (rules in the file comment). Errors: an
@@ -164,75 +228,23 @@ class OperatorTimer {
   const std::string& model = graph.name;
   GradientProfile profile;
   profile.name = graph.name;
-
   const GraphIndex index(graph);  // one pass: who produces each tensor
-  // One fused operator at a time (made, timed, dropped), not the whole fused model at once.
-  std::optional<ErrorInfo> failed;
-  for_each_fusion_group(index, {}, [&](const std::vector<std::size_t>& members) {
-    if (failed) return;
-    const FusedOperator f = make_fused(graph, members);
-    auto t = timer.seconds(f.op, model);
-    if (!t) {
-      failed = t.error();
-      return;
-    }
-    profile.forward_seconds += *t;
-  });
-  if (failed) return *failed;
-
-  const auto produced = [&index](const std::string& name) {
-    return index.producer(name).has_value();
-  };
-  // Each parameter belongs to its first reader in forward order (its last in backward): one
-  // flat list in forward order (node, then input position), not a vector per node.
-  ::aoe::detail::NameTable owned;
-  std::vector<detail::OwnedParameter> params;
-  {
-    std::size_t weight_inputs = 0;
-    for (const Node& n : graph.nodes) weight_inputs += detail::weight_positions(n.type).size();
-    owned.reserve(weight_inputs);
-    params.reserve(weight_inputs);
-  }
-  for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
-    const Node& n = graph.nodes[i];
-    for (const auto pos : detail::weight_positions(n.type)) {
-      if (pos >= n.inputs.size()) continue;
-      const TensorRef& t = n.inputs[pos];
-      if (produced(t.name) || !owned.insert(t.name).second) continue;
-      params.push_back({i, &t});
-    }
-  }
-  if (owned.size() == 0) {
+  auto forward = detail::forward_seconds(index, timer, model);
+  if (!forward) return forward.error();
+  profile.forward_seconds = *forward;
+  const std::vector<detail::OwnedParameter> params = detail::owned_parameters(index);
+  if (params.empty()) {
     return make_error(Errc::invalid_argument,
                       model +
                           ": no trainable parameters (expected weights of Conv2D, MatMul, "
                           "BiasAdd, BatchNorm or LayerNorm nodes that no node produces)");
   }
-
-  const auto backward_of = [&](const Node& n) -> Result<double> {
-    if (is_layout_only(n.type)) return 0.0;
-    const auto needs_input_grad = [&](std::size_t pos) {
-      return pos < n.inputs.size() && produced(n.inputs[pos].name);
-    };
-    if (detail::one_of(n.type, {"Conv2D", "MatMul", "MatMulV2", "FullyConnection", "BatchMatMul",
-                                "BatchMatMulV2"})) {
-      auto t = timer.seconds(n, model);
-      if (!t) return t.error();
-      // The weight gradient (or, for a BatchMatMul of two activations, the second operand's)
-      // always; the first input's when a node below produced it.
-      return *t * (needs_input_grad(0) ? 2.0 : 1.0);
-    }
-    auto t = timer.seconds(n, model);
-    if (!t) return t.error();
-    return *t * options.other_backward_factor;
-  };
-
   double t = 0;
   double last_ready = 0;
   profile.gradients.reserve(params.size());
   std::size_t end = params.size();  // params[..end) belong to nodes 0..i
   for (std::size_t i = graph.nodes.size(); i-- > 0;) {
-    auto b = backward_of(graph.nodes[i]);
+    auto b = detail::backward_seconds(graph.nodes[i], index, timer, model, options);
     if (!b) return b.error();
     t += *b;
     std::size_t begin = end;

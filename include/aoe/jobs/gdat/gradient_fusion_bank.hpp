@@ -168,6 +168,137 @@ struct GradientFusionFile : aoe::detail::BankFormat<GradientFusionContents, Grad
     e["openaoe"] = std::move(ours);
     return e;
   }
+
+ private:
+  /// The error of a corrupt file: `in` is "<file>: ", `pointer` the JSON pointer of the field.
+  [[nodiscard]] static ErrorInfo corrupt(const std::string& in, const std::string& pointer,
+                                         const std::string& what) {
+    return aoe::detail::corrupt_bank_file(bank, in + pointer, what);
+  }
+
+  /// The array `obj[key]` (`obj` at `at`) into `into`: numbers, or integers of at least `min`.
+  template <class T>
+  [[nodiscard]] static Result<void> read_array(const boost::json::object& obj, const char* key,
+                                               const std::string& in, const std::string& at,
+                                               const std::string& expected,
+                                               const std::string& element, std::vector<T>& into,
+                                               std::int64_t min) {
+    const auto* a = obj.if_contains(key);
+    if (a == nullptr || !a->is_array()) return corrupt(in, at + "/" + key, expected);
+    for (std::size_t k = 0; k < a->as_array().size(); ++k) {
+      const auto& v = a->as_array()[k];
+      if (std::is_floating_point_v<T> ? !v.is_number() : (!v.is_int64() || v.as_int64() < min)) {
+        return corrupt(in, at + "/" + key + "/" + std::to_string(k), element);
+      }
+      if constexpr (std::is_floating_point_v<T>) {
+        into.push_back(v.to_number<double>());
+      } else {
+        into.push_back(static_cast<T>(v.as_int64()));
+      }
+    }
+    return {};
+  }
+
+  /// `obj[key]` (`obj` at `at`) as a number.
+  [[nodiscard]] static Result<double> read_number(const boost::json::object& obj, const char* key,
+                                                  const std::string& in, const std::string& at) {
+    const auto* v = obj.if_contains(key);
+    if (v == nullptr || !v->is_number()) return corrupt(in, at + "/" + key, "expected a number");
+    return v->to_number<double>();
+  }
+
+  /// `obj[key]` (`obj` at `at`) as a string, into `into`.
+  [[nodiscard]] static Result<void> read_text(const boost::json::object& obj, const char* key,
+                                              const std::string& in, const std::string& at,
+                                              std::string& into) {
+    const auto* v = obj.if_contains(key);
+    if (v == nullptr || !v->is_string()) return corrupt(in, at + "/" + key, "expected a string");
+    into = std::string(v->as_string());
+    return {};
+  }
+
+  /// The entry at `ptr`, as far as its key and iteration time: no record for AOE's own entry
+  /// (no "openaoe" object), an error for an entry of another schema version.
+  [[nodiscard]] static Result<std::optional<GradientFusionRecord>> read_key(
+      const boost::json::value& entry, const std::string& in, const std::string& ptr) {
+    const auto* e = entry.if_object();
+    if (e == nullptr) return corrupt(in, ptr, "expected an entry object");
+    const auto* hash = e->if_contains("modelhash");
+    if (hash == nullptr || !hash->is_string()) {
+      return corrupt(in, ptr + "/modelhash", "expected the model hash as a string");
+    }
+    const auto* ours = e->if_contains("openaoe");
+    if (ours == nullptr) return std::optional<GradientFusionRecord>();
+    const auto* o = ours->if_object();
+    if (o == nullptr) return corrupt(in, ptr + "/openaoe", "expected an object");
+    const auto* version = o->if_contains("schema_version");
+    if (version == nullptr || !version->is_int64()) {
+      return corrupt(in, ptr + "/openaoe/schema_version", "expected an integer");
+    }
+    if (version->as_int64() != gradient_bank_schema_version) {
+      return aoe::detail::bank_file_of_another_version(bank, in + ptr + "/openaoe/schema_version",
+                                                       std::to_string(gradient_bank_schema_version),
+                                                       std::to_string(version->as_int64()));
+    }
+    GradientFusionRecord r;
+    r.model_hash = std::string(hash->as_string());
+    if (auto ok = read_text(*o, "cluster", in, ptr + "/openaoe", r.cluster); !ok) {
+      return ok.error();
+    }
+    if (auto ok = read_text(*o, "model_name", in, ptr + "/openaoe", r.model_name); !ok) {
+      return ok.error();
+    }
+    auto it = read_number(*o, "iteration_time(ms)", in, ptr + "/openaoe");
+    if (!it) return it.error();
+    r.iteration_seconds = *it / 1e3;
+    return std::optional<GradientFusionRecord>(std::move(r));
+  }
+
+  /// The default iteration time and the split of our entry (`ours` at `ptr`/openaoe).
+  [[nodiscard]] static Result<void> read_split(const boost::json::object& ours,
+                                               const std::string& in, const std::string& ptr,
+                                               GradientFusionRecord& r) {
+    auto dt = read_number(ours, "default_iteration_time(ms)", in, ptr + "/openaoe");
+    if (!dt) return dt.error();
+    r.default_seconds = *dt / 1e3;
+    const auto* split = ours.if_contains("split_strategy");
+    const std::string sptr = ptr + "/openaoe/split_strategy";
+    if (split == nullptr || !split->is_object()) return corrupt(in, sptr, "expected an object");
+    const auto& so = split->as_object();
+    const auto* idx = so.if_contains("by_idx");
+    const std::string indices = "expected a non-empty array of gradient indices";
+    if (idx != nullptr && idx->is_array() && idx->as_array().empty()) {
+      return corrupt(in, sptr + "/by_idx", indices);
+    }
+    if (auto ok = read_array(so, "by_idx", in, sptr, indices, "expected a gradient index",
+                             r.split.ends, 0);
+        !ok) {
+      return ok.error();
+    }
+    return read_array(so, "by_size", in, sptr, "expected an array of percentages",
+                      "expected a percentage", r.by_size, any_integer);
+  }
+
+  /// The gradients' times and sizes of entry `e` (at `ptr`).
+  [[nodiscard]] static Result<void> read_gradients(const boost::json::object& e,
+                                                   const std::string& in, const std::string& ptr,
+                                                   GradientFusionRecord& r) {
+    const auto* value = e.if_contains("modelvalue");
+    const std::string vptr = ptr + "/modelvalue";
+    if (value == nullptr || !value->is_object()) {
+      return corrupt(in, vptr, "expected {\"gradientTime\": [...], \"gradientSize\": [...]}");
+    }
+    if (auto ok =
+            read_array(value->as_object(), "gradientTime", in, vptr, "expected an array of times",
+                       "expected a number", r.gradient_time_us, any_integer);
+        !ok) {
+      return ok.error();
+    }
+    return read_array(value->as_object(), "gradientSize", in, vptr, "expected an array of sizes",
+                      "expected an integer", r.gradient_size, any_integer);
+  }
+
+  static constexpr auto any_integer = std::numeric_limits<std::int64_t>::min();
 };
 
 /// The gradient-fusion bank of one SoC.
@@ -233,121 +364,30 @@ inline Result<GradientFusionFile::Contents> GradientFusionFile::parse(
     std::string bytes, const std::filesystem::path& file,
     std::vector<aoe::detail::SkippedRecord>& skipped) const {
   Contents out;
-  const auto corrupt = [&](const std::string& where, const std::string& what) {
-    return aoe::detail::corrupt_bank_file(bank, file.string() + ": " + where, what);
-  };
-  // The array `obj[key]` (at `at`) into `into`: numbers, or integers of at least `min`.
-  const auto array = [&]<class T>(const boost::json::object& obj, const char* key,
-                                  const std::string& at, const std::string& expected,
-                                  const std::string& element, std::vector<T>& into,
-                                  std::int64_t min) -> Result<void> {
-    const auto* a = obj.if_contains(key);
-    if (a == nullptr || !a->is_array()) return corrupt(at + "/" + key, expected);
-    for (std::size_t k = 0; k < a->as_array().size(); ++k) {
-      const auto& v = a->as_array()[k];
-      if (std::is_floating_point_v<T> ? !v.is_number() : (!v.is_int64() || v.as_int64() < min)) {
-        return corrupt(at + "/" + key + "/" + std::to_string(k), element);
-      }
-      if constexpr (std::is_floating_point_v<T>) {
-        into.push_back(v.to_number<double>());
-      } else {
-        into.push_back(static_cast<T>(v.as_int64()));
-      }
-    }
-    return {};
-  };
-  constexpr auto any = std::numeric_limits<std::int64_t>::min();
+  const std::string in = file.string() + ": ";
   auto parsed = aoe::detail::parse_bank_json(bank, bytes, file);
   if (!parsed) return parsed.error();
   boost::json::value root = std::move(*parsed);
-  if (!root.is_array()) return corrupt("/", "expected a JSON array of entries");
+  if (!root.is_array()) return corrupt(in, "/", "expected a JSON array of entries");
   const boost::json::array entries = std::move(root.as_array());
   for (std::size_t i = 0; i < entries.size(); ++i) {
     const std::string ptr = "/" + std::to_string(i);
-    const auto* e = entries[i].if_object();
-    if (e == nullptr) return corrupt(ptr, "expected an entry object");
-    const auto* hash = e->if_contains("modelhash");
-    if (hash == nullptr || !hash->is_string()) {
-      return corrupt(ptr + "/modelhash", "expected the model hash as a string");
-    }
-    const auto* ours = e->if_contains("openaoe");
-    if (ours == nullptr) {  // AOE's own entry: kept, not used
+    auto entry = read_key(entries[i], in, ptr);
+    if (!entry) return entry.error();
+    if (!entry->has_value()) {  // AOE's own entry: kept, not used
       out.raw.push_back(entries[i]);
       continue;
     }
-    const auto* o = ours->if_object();
-    if (o == nullptr) return corrupt(ptr + "/openaoe", "expected an object");
-    const auto* version = o->if_contains("schema_version");
-    if (version == nullptr || !version->is_int64()) {
-      return corrupt(ptr + "/openaoe/schema_version", "expected an integer");
-    }
-    if (version->as_int64() != gradient_bank_schema_version) {
-      return aoe::detail::bank_file_of_another_version(
-          bank, file.string() + ": " + ptr + "/openaoe/schema_version",
-          std::to_string(gradient_bank_schema_version), std::to_string(version->as_int64()));
-    }
-    GradientFusionRecord r;
-    r.model_hash = std::string(hash->as_string());
-    const auto text = [&](const char* key, std::string& into) -> Result<void> {
-      const auto* v = o->if_contains(key);
-      if (v == nullptr || !v->is_string()) {
-        return corrupt(ptr + "/openaoe/" + key, "expected a string");
-      }
-      into = std::string(v->as_string());
-      return {};
-    };
-    if (auto ok = text("cluster", r.cluster); !ok) return ok.error();
-    if (auto ok = text("model_name", r.model_name); !ok) return ok.error();
-    const auto number = [&](const boost::json::object& obj, const char* key,
-                            const std::string& p) -> Result<double> {
-      const auto* v = obj.if_contains(key);
-      if (v == nullptr || !v->is_number()) return corrupt(p + "/" + key, "expected a number");
-      return v->to_number<double>();
-    };
-    auto it = number(*o, "iteration_time(ms)", ptr + "/openaoe");
-    if (!it) return it.error();
-    r.iteration_seconds = *it / 1e3;
+    GradientFusionRecord& r = **entry;
     if (!aoe::detail::storable_time(r.iteration_seconds)) {
       skipped.push_back({"'" + r.model_hash + "' on '" + r.cluster + "'", key(r), i, entries[i]});
       continue;
     }
-    auto dt = number(*o, "default_iteration_time(ms)", ptr + "/openaoe");
-    if (!dt) return dt.error();
-    r.default_seconds = *dt / 1e3;
-    const auto* split = o->if_contains("split_strategy");
-    const std::string sptr = ptr + "/openaoe/split_strategy";
-    if (split == nullptr || !split->is_object()) return corrupt(sptr, "expected an object");
-    const auto& so = split->as_object();
-    const auto* idx = so.if_contains("by_idx");
-    if (idx != nullptr && idx->is_array() && idx->as_array().empty()) {
-      return corrupt(sptr + "/by_idx", "expected a non-empty array of gradient indices");
-    }
-    if (auto ok = array(so, "by_idx", sptr, "expected a non-empty array of gradient indices",
-                        "expected a gradient index", r.split.ends, 0);
-        !ok) {
-      return ok.error();
-    }
-    if (auto ok = array(so, "by_size", sptr, "expected an array of percentages",
-                        "expected a percentage", r.by_size, any);
-        !ok) {
-      return ok.error();
-    }
-    const auto* value = e->if_contains("modelvalue");
-    const std::string vptr = ptr + "/modelvalue";
-    if (value == nullptr || !value->is_object()) {
-      return corrupt(vptr, "expected {\"gradientTime\": [...], \"gradientSize\": [...]}");
-    }
-    if (auto ok = array(value->as_object(), "gradientTime", vptr, "expected an array of times",
-                        "expected a number", r.gradient_time_us, any);
-        !ok) {
-      return ok.error();
-    }
-    if (auto ok = array(value->as_object(), "gradientSize", vptr, "expected an array of sizes",
-                        "expected an integer", r.gradient_size, any);
-        !ok) {
-      return ok.error();
-    }
-    aoe::detail::read_provenance(*o, r.provenance);
+    const auto& e = entries[i].as_object();
+    const auto& ours = e.at("openaoe").as_object();
+    if (auto ok = read_split(ours, in, ptr, r); !ok) return ok.error();
+    if (auto ok = read_gradients(e, in, ptr, r); !ok) return ok.error();
+    aoe::detail::read_provenance(ours, r.provenance);
     out.records.push_back(std::move(r));
     out.positions.push_back(out.raw.size());
     out.raw.push_back(entries[i]);

@@ -6,6 +6,7 @@
 #include "aoe/core/assert.hpp"
 #include "aoe/jobs/gdat/iteration_model.hpp"
 #include "aoe/jobs/gdat/split_space.hpp"
+#include "aoe/measure/measure_each.hpp"
 #include "aoe/measure/measurement.hpp"
 #include "aoe/space/configuration.hpp"
 #include "aoe/space/space.hpp"
@@ -28,10 +29,7 @@ class SplitMeasure {
 
   [[nodiscard]] std::vector<Measurement> measure(SpaceView /*view*/,
                                                  std::span<const Configuration> batch) const {
-    std::vector<Measurement> out;
-    out.reserve(batch.size());
-    for (const auto& c : batch) out.push_back(evaluate(c));
-    return out;
+    return measure_each(*this, batch);
   }
 
  private:

@@ -145,6 +145,85 @@ struct GraphBankFile : detail::BankFormat<std::vector<GraphBankRecord>, GraphBan
     if (error) return *error;
     return text;
   }
+
+ private:
+  /// The error of a corrupt file: `at` is "<file>:<line>: ", `pointer` the field's JSON pointer.
+  [[nodiscard]] static ErrorInfo corrupt(const std::string& at, const std::string& pointer,
+                                         const std::string& what) {
+    return detail::corrupt_bank_file(bank, at + pointer, what);
+  }
+
+  /// The first line, {"version": "2.1"}, at `at`.
+  [[nodiscard]] static Result<void> check_version(const boost::json::object& o,
+                                                  const std::string& at) {
+    const auto* version = o.if_contains("version");
+    if (version == nullptr || !version->is_string()) {
+      return corrupt(at, "/version", "expected the first line {\"version\": \"2.1\"}");
+    }
+    if (version->as_string() != graph_bank_version) {
+      return detail::bank_file_of_another_version(bank, at + "/version", "\"2.1\"",
+                                                  "\"" + std::string(version->as_string()) + "\"");
+    }
+    return {};
+  }
+
+  /// A record line's key, names, knowledge and time (the line at `at`), into `r`.
+  [[nodiscard]] static Result<void> read_key(const boost::json::object& o, const std::string& at,
+                                             GraphBankRecord& r) {
+    const auto text = [&](const char* key, std::string& to) -> Result<void> {
+      const auto* f = o.if_contains(key);
+      if (f == nullptr || !f->is_string()) {
+        return corrupt(at, std::string("/") + key, "expected a string");
+      }
+      to = std::string(f->as_string());
+      return {};
+    };
+    if (auto ok = text("repo_key", r.repo_key); !ok) return ok.error();
+    if (r.repo_key.empty() || r.repo_key.find_first_not_of("0123456789") != std::string::npos) {
+      return corrupt(at, "/repo_key", "expected a decimal number in a string");
+    }
+    if (auto ok = text("signature", r.signature); !ok) return ok.error();
+    if (const auto* m = o.if_contains("modelName"); m != nullptr && m->is_string()) {
+      r.model_name = std::string(m->as_string());
+    }
+    if (const auto* id = o.if_contains("graphID"); id != nullptr && id->is_int64()) {
+      r.graph_id = id->as_int64();
+    }
+    const auto* knowledge = o.if_contains("knowledge");
+    if (knowledge == nullptr || !knowledge->is_object()) {
+      return corrupt(at, "/knowledge", "expected an object of parameter values");
+    }
+    for (const auto& [name, value] : knowledge->as_object()) {
+      auto val = detail::value_from_json(value);
+      if (!val)
+        return corrupt(at, "/knowledge/" + detail::pointer_token(name), "expected a scalar");
+      r.knowledge.push_back({std::string(name), std::move(*val)});
+    }
+    const auto* value = o.if_contains("value");
+    if (value == nullptr || !value->is_number()) {
+      return corrupt(at, "/value", "expected the subgraph's time in seconds");
+    }
+    r.value = value->to_number<double>();
+    return {};
+  }
+
+  /// A record line's feature, strategy and provenance (the line at `at`), into `r`.
+  [[nodiscard]] static Result<void> read_strategy(const boost::json::object& o,
+                                                  const std::string& at, GraphBankRecord& r) {
+    for (const char* key : {"feature", "strategy"}) {
+      const auto* f = o.if_contains(key);
+      if (f == nullptr || !f->is_object()) {
+        return corrupt(at, std::string("/") + key, "expected an object");
+      }
+      (std::string_view(key) == "feature" ? r.feature : r.strategy) = f->as_object();
+    }
+    const auto* end2end = r.strategy.if_contains("end2EndTime");
+    if (end2end == nullptr || !end2end->is_number()) {
+      return corrupt(at, "/strategy/end2EndTime", "expected a number (microseconds)");
+    }
+    detail::read_provenance(o, r.provenance);
+    return {};
+  }
 };
 
 /// The graph bank. Thread-safe; lookups share a cache of the files read.
@@ -226,89 +305,35 @@ inline Result<std::vector<GraphBankRecord>> GraphBankFile::parse(
   std::string line;
   std::size_t number = 0;
   bool versioned = false;
-  const auto corrupt = [&](const std::string& pointer, const std::string& what) {
-    return detail::corrupt_bank_file(
-        bank, file.string() + ":" + std::to_string(number) + ": " + pointer, what);
-  };
+  const auto at = [&] { return file.string() + ":" + std::to_string(number) + ": "; };
   while (std::getline(in, line)) {
     ++number;
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     auto parsed = aoe::detail::parse_json(line, "line " + std::to_string(number));
     if (!parsed) {
-      return corrupt("/", "expected a JSON object on one line (" + parsed.error().message + ")");
+      return corrupt(at(), "/",
+                     "expected a JSON object on one line (" + parsed.error().message + ")");
     }
-    const boost::json::value& v = *parsed;
-    const auto* o = v.if_object();
-    if (o == nullptr) return corrupt("/", "expected a JSON object");
+    const auto* o = parsed->if_object();
+    if (o == nullptr) return corrupt(at(), "/", "expected a JSON object");
     if (!versioned) {
-      const auto* version = o->if_contains("version");
-      if (version == nullptr || !version->is_string()) {
-        return corrupt("/version", "expected the first line {\"version\": \"2.1\"}");
-      }
-      if (version->as_string() != graph_bank_version) {
-        return detail::bank_file_of_another_version(
-            bank, file.string() + ":" + std::to_string(number) + ": /version", "\"2.1\"",
-            "\"" + std::string(version->as_string()) + "\"");
-      }
+      if (auto ok = check_version(*o, at()); !ok) return ok.error();
       versioned = true;
       continue;
     }
     GraphBankRecord r;
-    const auto text = [&](const char* key, std::string& to) -> Result<void> {
-      const auto* f = o->if_contains(key);
-      if (f == nullptr || !f->is_string()) {
-        return corrupt(std::string("/") + key, "expected a string");
-      }
-      to = std::string(f->as_string());
-      return {};
-    };
-    if (auto ok = text("repo_key", r.repo_key); !ok) return ok.error();
-    if (r.repo_key.empty() || r.repo_key.find_first_not_of("0123456789") != std::string::npos) {
-      return corrupt("/repo_key", "expected a decimal number in a string");
-    }
-    if (auto ok = text("signature", r.signature); !ok) return ok.error();
-    if (const auto* m = o->if_contains("modelName"); m != nullptr && m->is_string()) {
-      r.model_name = std::string(m->as_string());
-    }
-    if (const auto* id = o->if_contains("graphID"); id != nullptr && id->is_int64()) {
-      r.graph_id = id->as_int64();
-    }
-    const auto* knowledge = o->if_contains("knowledge");
-    if (knowledge == nullptr || !knowledge->is_object()) {
-      return corrupt("/knowledge", "expected an object of parameter values");
-    }
-    for (const auto& [name, value] : knowledge->as_object()) {
-      auto val = detail::value_from_json(value);
-      if (!val) return corrupt("/knowledge/" + detail::pointer_token(name), "expected a scalar");
-      r.knowledge.push_back({std::string(name), std::move(*val)});
-    }
-    const auto* value = o->if_contains("value");
-    if (value == nullptr || !value->is_number()) {
-      return corrupt("/value", "expected the subgraph's time in seconds");
-    }
-    r.value = value->to_number<double>();
+    if (auto ok = read_key(*o, at(), r); !ok) return ok.error();
     if (!detail::storable_time(r.value)) {
-      skipped.push_back({"'" + r.repo_key + "'", key(r), out.size() + skipped.size(), v});
+      skipped.push_back({"'" + r.repo_key + "'", key(r), out.size() + skipped.size(), *parsed});
       continue;
     }
-    for (const char* key : {"feature", "strategy"}) {
-      const auto* f = o->if_contains(key);
-      if (f == nullptr || !f->is_object()) {
-        return corrupt(std::string("/") + key, "expected an object");
-      }
-      (std::string_view(key) == "feature" ? r.feature : r.strategy) = f->as_object();
-    }
-    const auto* end2end = r.strategy.if_contains("end2EndTime");
-    if (end2end == nullptr || !end2end->is_number()) {
-      return corrupt("/strategy/end2EndTime", "expected a number (microseconds)");
-    }
-    detail::read_provenance(*o, r.provenance);
+    if (auto ok = read_strategy(*o, at(), r); !ok) return ok.error();
     out.push_back(std::move(r));
   }
   if (!in.eof()) return make_error(Errc::io_error, "graph bank: cannot read " + file.string());
   if (!versioned && number > 0) {
-    number = 1;
-    return corrupt("/version", "expected the first line {\"version\": \"2.1\"}");
+    return corrupt(file.string() + ":1: ", "/version",
+                   "expected the first line {\"version\": \"2.1\"}");
   }
   return out;
 }

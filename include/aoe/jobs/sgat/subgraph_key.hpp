@@ -82,14 +82,7 @@ struct SubgraphKey {
       if (escapes(n.outputs[k].name)) text += '!';
     }
     text += '{';
-    bool first = true;
-    for (const auto& [name, value] : n.attributes) {  // std::map: sorted by name
-      if (!first) text += ',';
-      first = false;
-      text += name;
-      text += '=';
-      detail::append_attribute(text, value);
-    }
+    detail::append_attributes(text, n.attributes);
     text += "};";
   }
   return text;

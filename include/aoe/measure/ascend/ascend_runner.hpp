@@ -14,6 +14,7 @@
 #include "aoe/measure/ascend/kernel.hpp"
 #include "aoe/measure/ascend/kernel_call.hpp"
 #include "aoe/measure/ascend/op_call.hpp"
+#include "aoe/measure/measure_each.hpp"
 #include "aoe/measure/measurement.hpp"
 #include "aoe/measure/runner.hpp"
 #include "aoe/space/configuration.hpp"
@@ -155,10 +156,7 @@ class Runner<device::Ascend> {
 
   [[nodiscard]] std::vector<Measurement> measure(SpaceView /*view*/,
                                                  std::span<const Configuration> batch) const {
-    std::vector<Measurement> out;
-    out.reserve(batch.size());
-    for (const auto& c : batch) out.push_back(evaluate(c));
-    return out;
+    return measure_each(*this, batch);
   }
 
  private:
