@@ -9,7 +9,7 @@
 #   bench/distributed_bench.sh [AOE] [MODEL] [LATENCY]
 #
 # AOE defaults to build/ci/tools/aoe (a build with aoe::mpi), MODEL to resnet50 (a model of
-# examples/models), LATENCY to 0.4 seconds (1 rank: about 120 s); BUDGET (8), SEED (1) and
+# examples/models), LATENCY to 0.4 seconds (1 rank: about 126 s); BUDGET (8), SEED (1) and
 # RANKS (1,2,4,8) from the environment.
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)

@@ -19,7 +19,10 @@ time and pid, and tuning_time(s)) and the tuned model. Prints one JSON object:
    "model", "measure_latency", "budget", "seed", "operators", "identical_outputs", ...}
 
 wall_seconds is the whole `mpirun` command (MPI start-up included); speedup = wall(1) /
-wall(N); efficiency = speedup / N. Exits 1 when a run failed or an output differed, 2 on bad
+wall(N); efficiency = speedup / N. Each run of 2 ranks or more is traced (AOE_MPI_TRACE,
+include/aoe/mpi/detail/trace.hpp) and "time_breakdown" says where its wall time went: start-up
+(mpirun started -> the last rank has started MPI), the job (-> rank 0's job ended), the exit
+(-> mpirun returned), and per rank the seconds it ran steps and the seconds it had none. Exits 1 when a run failed or an output differed, 2 on bad
 usage (no mpirun, no aoe).
 """
 
@@ -80,6 +83,43 @@ def outputs(bank, work):
     return out
 
 
+def trace_breakdown(trace, launched, returned):
+    """Where a traced run's wall time went (see the module's text), from <trace>/rank<R>.trace."""
+    events = {}
+    for path in glob.glob(os.path.join(trace, "rank*.trace")):
+        rank = int(os.path.basename(path)[len("rank"):-len(".trace")])
+        with open(path, encoding="utf-8") as f:
+            events[rank] = [(float(t), what, int(a), int(b))
+                            for t, what, a, b in (line.split() for line in f)]
+    if 0 not in events:
+        return None
+    started = max(e[0] for rank in events.values() for e in rank if e[1] == "started")
+    first = min(e[0] for rank in events.values() for e in rank if e[1] == "started")
+    ends = [e[0] for e in events[0] if e[1] == "job_end"]
+    if not ends:
+        return None
+    end = ends[-1]
+    busy = {}
+    for rank, evs in events.items():
+        began = {}
+        total = 0.0
+        for t, what, a, b in evs:
+            # rank 0 runs its share on a thread: "send 0 <ticket>" .. "done 0 <ticket>"
+            if (what == "task" and rank != 0) or (what == "send" and a == 0 and rank == 0):
+                began[b] = t
+            elif what == "done" and b in began:
+                total += t - began.pop(b)
+        busy[rank] = total
+    job = end - first
+    return {
+        "startup_seconds": round(started - launched, 3),
+        "job_seconds": round(job, 3),
+        "exit_seconds": round(returned - end, 3),
+        "busy_seconds_per_rank": [round(busy[r], 2) for r in sorted(busy)],
+        "idle_seconds_per_rank": [round(job - busy[r], 2) for r in sorted(busy)],
+    }
+
+
 def count_operators(result):
     """Operators the job accounted for (repo_summary.total_num), or None."""
     for block in result[0] if result else []:
@@ -135,23 +175,28 @@ def main():
     failed = []
     operators = None
     load = []  # the 1-minute load average before each run (the machine is shared)
+    breakdown = []
     try:
         for n in ranks:
             bank = os.path.join(top, "bank_%d" % n)
             work = os.path.join(top, "work_%d" % n)
+            trace = os.path.join(top, "trace_%d" % n)
             os.makedirs(bank)
             os.makedirs(work)
-            run_env = dict(env, TUNE_BANK_PATH=bank, ASCEND_WORK_PATH=work)
+            os.makedirs(trace)
+            run_env = dict(env, TUNE_BANK_PATH=bank, ASCEND_WORK_PATH=work, AOE_MPI_TRACE=trace)
             command = [args.mpirun, "--oversubscribe", "-np", str(n), args.aoe,
                        "--model=" + model, "--job_type=2",
                        "--measure_latency=%g" % args.measure_latency,
                        "--budget=%d" % args.budget, "--seed=%d" % args.seed, "--report=off",
                        "--progress_bar=off", "--log=warning"]
             load.append({"ranks": n, "load_average": round(os.getloadavg()[0], 2)})
+            launched = time.time()  # the ranks' trace is on this clock
             started = time.monotonic()
             proc = subprocess.run(command, env=run_env, cwd=top, stdout=subprocess.PIPE,
                                   stderr=subprocess.PIPE, text=True)
             wall = time.monotonic() - started
+            returned = time.time()
             if proc.returncode != 0:
                 failed.append({"ranks": n, "exit": proc.returncode,
                                "stderr": proc.stderr.strip()[-2000:]})
@@ -166,6 +211,9 @@ def main():
                         identical = False
                         differences.append({"ranks": n, "output": part})
             results.append({"ranks": n, "wall_seconds": round(wall, 3)})
+            if n > 1:
+                breakdown.append(dict({"ranks": n}, **(trace_breakdown(trace, launched, returned)
+                                                       or {"trace": "missing"})))
         if results and results[0]["ranks"] == 1:
             base = results[0]["wall_seconds"]
             for r in results:
@@ -180,6 +228,7 @@ def main():
         "measure_latency": args.measure_latency,
         "budget": args.budget,
         "load_average_before_runs": load,
+        "time_breakdown": breakdown,
         "seed": args.seed,
         "tuning_parallel_num": 1,
         "operators": operators,

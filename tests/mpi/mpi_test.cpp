@@ -267,6 +267,43 @@ TEST_CASE("distribute: results by task index, most expensive handed out first, e
   }
 }
 
+TEST_CASE("WorkQueue: the task rank 0 waits for goes out before more expensive ones") {
+  auto& comm = world();
+  if (comm.size() < 3) {
+    aoe::test::skip("needs at least 3 MPI ranks (ctest runs it under mpirun -np 3)");
+    return;
+  }
+  // Costs 1, 9, 8, 7: waiting for the cheapest hands it out first, then the most expensive.
+  const std::vector<int> tasks{1, 9, 8, 7};
+  std::vector<int> received;
+  const auto fn = [&](const int& t) {
+    received.push_back(t);
+    return std::to_string(t);
+  };
+  if (comm.rank() != 0) {
+    aoe::mpi::serve<int, std::string>(comm, fn);
+  } else {
+    aoe::mpi::WorkQueue<int, std::string> queue(comm, {.root_works = false});
+    std::vector<std::uint64_t> tickets;
+    for (const int t : tasks) tickets.push_back(queue.submit(t, t));
+    const auto cheap = queue.wait(tickets[0]);
+    REQUIRE(cheap.has_value());
+    CHECK(*cheap == "1");
+    for (std::size_t i = 1; i < tasks.size(); ++i) {
+      const auto r = queue.wait(tickets[i]);
+      REQUIRE(r.has_value());
+      CHECK(*r == std::to_string(tasks[i]));
+    }
+  }
+  std::vector<int> first;
+  boost::mpi::gather(comm, received.empty() ? -1 : received.front(), first, 0);
+  if (comm.rank() == 0) {
+    CHECK(received.empty());  // root_works off: rank 0 only hands out
+    CHECK(first[1] == 1);     // the awaited task went out first, to the first free worker
+    CHECK(first[2] == 9);     // then the most expensive
+  }
+}
+
 #else
 
 TEST_CASE("MpiMeasure: needs aoe::mpi") {

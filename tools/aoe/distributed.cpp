@@ -71,11 +71,15 @@ class Worker {
       auto g = load_model(common_);
       if (!g) throw aoe::Error(g.error());
       graph_ = std::move(*g);
+      aoe::mpi::detail::Trace::get().event("loaded");
     }
     return *graph_;
   }
   const std::vector<aoe::FusedOperator>& fused() {
-    if (!fused_) fused_ = aoe::fuse(model());
+    if (!fused_) {
+      fused_ = aoe::fuse(model());
+      aoe::mpi::detail::Trace::get().event("fused");
+    }
     return *fused_;
   }
 
@@ -98,6 +102,8 @@ int run_ranks(const CommonOptions& common, const aoe::sim::Soc& soc, const Io& i
   static boost::mpi::environment env(boost::mpi::threading::funneled);
   const boost::mpi::communicator world;
   worker = world.rank() != 0;
+  aoe::mpi::detail::Trace::get().open(world.rank());
+  aoe::mpi::detail::Trace::get().event("started", world.rank());
   if (world.size() < 2) return job(io);
   const aoe::mpi::NodeRank node = aoe::mpi::node_rank(world);  // collective
   Worker w(common, soc, io.stop);
@@ -132,6 +138,7 @@ int run_ranks(const CommonOptions& common, const aoe::sim::Soc& soc, const Io& i
              << "tunes\n";
     }
     code = job(rank0);
+    aoe::mpi::detail::Trace::get().event("job_end");
   }
   return code;
 }

@@ -7,6 +7,7 @@
 #define AOE_MPI_WORK_QUEUE_HPP
 
 #include "aoe/core/error.hpp"
+#include "aoe/mpi/detail/trace.hpp"
 #include "aoe/mpi/detail/wire.hpp"
 
 #include <boost/mpi/communicator.hpp>
@@ -19,6 +20,7 @@
 #include <exception>
 #include <functional>
 #include <future>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <span>
@@ -100,7 +102,7 @@ class WorkQueue {
       tickets.push_back(submit(tasks[i], costs.size() == tasks.size() ? costs[i] : 0.0));
     std::vector<Result<R>> out;
     out.reserve(tasks.size());
-    for (const auto t : tickets) out.push_back(wait(t));
+    for (const auto t : tickets) out.push_back(collect(t));
     set_local({});
     return out;
   }
@@ -110,7 +112,7 @@ class WorkQueue {
   void set_local(Local local) { local_ = std::move(local); }
 
   /// Queues `task`; the queued tasks are handed out by `wait`, most expensive first (ties: in
-  /// order). Returns its ticket for `wait`.
+  /// order), except the one `wait` waits for. Returns its ticket for `wait`.
   std::uint64_t submit(Task task, double cost) {
     const std::uint64_t ticket = results_.size();
     results_.emplace_back();
@@ -119,12 +121,12 @@ class WorkQueue {
   }
 
   /// The result of task `ticket`, once: hands queued tasks out and runs them (rank 0's share on
-  /// its thread) until that one is back.
+  /// its thread) until that one is back. A queued `ticket` goes out first: rank 0 waits for it.
   Result<R> wait(std::uint64_t ticket) {
-    while (!results_.at(ticket)) pump(ticket);
-    Result<R> r = std::move(*results_[ticket]);
-    results_[ticket].reset();
-    return r;
+    for (auto& q : queued_) {
+      if (q.ticket == ticket) q.cost = std::numeric_limits<double>::infinity();
+    }
+    return collect(ticket);
   }
 
   /// Drops the queued tasks and waits for rank 0's own task, if one runs (the workers' tasks
@@ -141,6 +143,18 @@ class WorkQueue {
     Task task;
   };
 
+  /// The result of task `ticket`, handing out and running queued tasks until it is back.
+  Result<R> collect(std::uint64_t ticket) {
+    if (!results_.at(ticket)) {
+      detail::Trace::get().event("wait", static_cast<std::int64_t>(ticket));
+      while (!results_.at(ticket)) pump(ticket);
+      detail::Trace::get().event("waited", static_cast<std::int64_t>(ticket));
+    }
+    Result<R> r = std::move(*results_[ticket]);
+    results_[ticket].reset();
+    return r;
+  }
+
   /// The queued task to hand out next: the most expensive, the earliest among equals.
   Queued take() {
     auto best = queued_.begin();
@@ -156,14 +170,18 @@ class WorkQueue {
     for (int w = 1; w < comm_.size() && !queued_.empty(); ++w) {
       if (busy_[static_cast<std::size_t>(w)]) continue;
       Queued q = take();
+      detail::Trace::get().event("send", w, static_cast<std::int64_t>(q.ticket));
       comm_.send(w, detail::tag_task, detail::TaskMessage<Task>{q.ticket, std::move(q.task)});
       busy_[static_cast<std::size_t>(w)] = true;
     }
     const bool root_works = options_.root_works || workers() == 0;
     if (root_works && !running_.valid() && !queued_.empty() && local_) {
       auto q = std::make_shared<Queued>(take());
+      detail::Trace::get().event("send", 0, static_cast<std::int64_t>(q->ticket));
       running_ = std::async(std::launch::async, [q, fn = local_] {
-        return detail::run_task<R>(fn, q->task, q->ticket, 0);
+        auto r = detail::run_task<R>(fn, q->task, q->ticket, 0);
+        detail::Trace::get().event("done", 0, static_cast<std::int64_t>(q->ticket));
+        return r;
       });
     }
   }
@@ -199,6 +217,7 @@ class WorkQueue {
   detail::ResultMessage<R> receive(int source) {
     detail::ResultMessage<R> m;
     comm_.recv(source, detail::tag_result, m);
+    detail::Trace::get().event("recv", source, static_cast<std::int64_t>(m.index));
     busy_[static_cast<std::size_t>(source)] = false;
     return m;
   }
@@ -239,7 +258,10 @@ void serve(const boost::mpi::communicator& world, Fn&& fn) {
     }
     detail::TaskMessage<Task> m;
     comm.recv(0, detail::tag_task, m);
-    comm.send(0, detail::tag_result, detail::run_task<R>(fn, m.task, m.index, rank));
+    detail::Trace::get().event("task", rank, static_cast<std::int64_t>(m.index));
+    auto r = detail::run_task<R>(fn, m.task, m.index, rank);
+    detail::Trace::get().event("done", rank, static_cast<std::int64_t>(m.index));
+    comm.send(0, detail::tag_result, r);
   }
 }
 

@@ -14,6 +14,7 @@
 #include "aoe/jobs/parallel_measure.hpp"
 #include "aoe/jobs/tuned_model_writer.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <deque>
@@ -359,11 +360,15 @@ struct OpatKindPlan {
   /// later: the configurations measured for it (its default, the bank's when planned, the
   /// bank's when accounted), so that the accounting measures nothing itself.
   std::vector<Measured> premeasured{};
+  /// later: the bank's configuration as the earlier task of its key left it, and the ticket of
+  /// its measurement, submitted when that task was accounted (opat_measure_ahead).
+  std::optional<std::pair<Configuration, std::size_t>> ahead{};
 };
 
 /// One fused operator as planned: its report so far (name, default time, or why it failed).
 template <class Runner>
 struct OpatOperatorPlan {
+  std::uint64_t op = 0;  ///< its index in fuse(graph)
   OpatOperatorReport rep;
   std::vector<OpatKindPlan<Runner>> kinds;
   std::size_t tuning = 0;  ///< its kinds that search (not a likely bank hit)
@@ -425,6 +430,7 @@ template <class Backend>
     StepQueue<OpatStepRequest, StepOutcome>& queue) {
   using Plan = OpatKindPlan<opat_runner_t<Backend>>;
   OpatOperatorPlan<opat_runner_t<Backend>> plan;
+  plan.op = op_index;
   plan.rep.op_name = op.name;
   plan.rep.op_type = op.type;
   std::vector<opat_runner_t<Backend>> runners;
@@ -457,9 +463,13 @@ template <class Backend>
     }
     const double measures = k.stored_configuration ? 2 : 1;
     const bool hit = k.stored_configuration && k.hit_if_stored;
-    const double cost = k.action == Plan::Action::later || hit
-                            ? measures
-                            : measures + static_cast<double>(k.runner.space().raw_size());
+    // What the step measures: a search takes its budget (or the whole space when smaller), so
+    // that equal searches tie and go out in task order, the order they are accounted in.
+    const double cost =
+        k.action == Plan::Action::later || hit
+            ? measures
+            : measures + static_cast<double>(std::min<std::uint64_t>(k.runner.space().raw_size(),
+                                                                     options.budget.evaluations));
     if (k.action == Plan::Action::tune && !hit) ++plan.tuning;
     k.ticket = queue.submit(opat_request(op, op_index, k, options, job), cost);
     plan.kinds.push_back(std::move(k));
@@ -511,6 +521,12 @@ void opat_measure_bank_now(OpatKindPlan<Runner>& k, std::uint64_t op_index,
                            const KnowledgeBank& bank, const OpatOptions& options,
                            StepQueue<OpatStepRequest, StepOutcome>& queue) {
   if (k.action != OpatKindPlan<Runner>::Action::later) return;
+  if (k.ahead) {  // measured ahead: taken whether the bank still holds it or not
+    auto got = queue.wait(k.ahead->second);
+    if (got && got->history.size() == 1)
+      k.premeasured.push_back({std::move(k.ahead->first), got->history.front().measurement});
+    k.ahead.reset();
+  }
   auto cfg = opat_stored_configuration(bank, k.key, k.runner.space());
   if (!cfg || !cfg->found) return;  // an unreadable bank: reported when the kind is accounted
   for (const auto& m : k.premeasured) {
@@ -520,6 +536,34 @@ void opat_measure_bank_now(OpatKindPlan<Runner>& k, std::uint64_t op_index,
       queue.submit(opat_measure_request(op_index, k.kind, options.parallel, {*cfg->found}), 1));
   if (got && got->history.size() == 1)
     k.premeasured.push_back({*cfg->found, got->history.front().measurement});
+}
+
+/// After a task is accounted, `written` the keys its steps may have stored: the `later` kinds
+/// of the planned tasks with such a key get the bank's configuration measured now over
+/// `queue`, all at once, instead of one after the other as each is accounted in task order
+/// (opat_measure_bank_now). What is measured is fixed by the task order and the plans, and a
+/// configuration measures the same wherever and whenever: the outputs do not change.
+template <class Runner>
+[[nodiscard]] Result<void> opat_measure_ahead(std::deque<OpatOperatorPlan<Runner>>& planned,
+                                              const std::set<TuningKey>& written,
+                                              const KnowledgeBank& bank, const OpatOptions& options,
+                                              StepQueue<OpatStepRequest, StepOutcome>& queue) {
+  if (written.empty()) return {};
+  for (auto& plan : planned) {
+    for (auto& k : plan.kinds) {
+      if (k.action != OpatKindPlan<Runner>::Action::later || k.ahead || !written.contains(k.key))
+        continue;
+      auto cfg = opat_stored_configuration(bank, k.key, k.runner.space());
+      if (!cfg) return cfg.error();
+      if (!cfg->found || *cfg->found == k.def.configuration ||
+          *cfg->found == k.stored_configuration)
+        continue;  // nothing stored, or its own step measures it
+      const std::size_t ticket =
+          queue.submit(opat_measure_request(plan.op, k.kind, options.parallel, {*cfg->found}), 1);
+      k.ahead.emplace(std::move(*cfg->found), ticket);
+    }
+  }
+  return {};
 }
 
 /// A kind of an operator after its step, before the bank is written: its performance so far,
@@ -817,9 +861,16 @@ template <class Backend>
     if (auto ok = plan_ahead(); !ok) return ok.error();
     auto task = detail::opat_account_operator(backend, fused[tasks[t]], tasks[t], planned.front(),
                                               bank, options, *job, *queue);
+    std::set<TuningKey> written;
+    for (const auto& k : planned.front().kinds) {
+      if (k.action == detail::OpatKindPlan<detail::opat_runner_t<Backend>>::Action::tune)
+        written.insert(k.key);
+    }
     pipe.accounted_one(planned.front().tuning);
     planned.pop_front();
     if (!task) return task.error();
+    if (auto ok = detail::opat_measure_ahead(planned, written, bank, options, *queue); !ok)
+      return ok.error();
     const OpatOperatorReport& rep = task->report;
     interrupted = task->interrupted;
     if (!rep.error.empty() || !rep.kinds.empty() || interrupted) {  // else nothing tunable
