@@ -39,6 +39,7 @@
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 #include <boost/json/serialize.hpp>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -46,6 +47,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -116,19 +118,43 @@ aoe::gdat::GradientProfile make_profile(std::size_t n) {
 
 std::string model_json(const aoe::Graph& g) { return aoe::detail::tuned_model_text(g, {}).value(); }
 
-/// Wall and CPU (this process, all threads) seconds since construction.
+/// The process's peak resident set (VmHWM, bytes), or -1 when /proc cannot tell.
+long long peak_rss_bytes() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::stoll(line.substr(6)) * 1024;
+  }
+  return -1;
+}
+
+/// Wall and CPU (this process, all threads) seconds, minor page faults (pages the process
+/// touched for the first time) since construction, and the peak resident set during the stage:
+/// construction resets the peak to the current resident set (/proc/self/clear_refs, "5").
 struct Stopwatch {
-  std::chrono::steady_clock::time_point wall = std::chrono::steady_clock::now();
-  double cpu = cpu_now();
+  Stopwatch() {
+    std::ofstream("/proc/self/clear_refs") << "5\n";
+    wall = std::chrono::steady_clock::now();
+    cpu = cpu_now();
+    faults = faults_now();
+  }
+  std::chrono::steady_clock::time_point wall;
+  double cpu = 0;
+  long long faults = 0;
   static double cpu_now() {
     timespec ts{};
     ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
   }
+  static long long faults_now() {
+    rusage u{};
+    ::getrusage(RUSAGE_SELF, &u);
+    return u.ru_minflt;
+  }
   [[nodiscard]] std::pair<double, double> elapsed() const {
     return {std::chrono::duration<double>(std::chrono::steady_clock::now() - wall).count(),
             cpu_now() - cpu};
   }
+  [[nodiscard]] long long page_faults() const { return faults_now() - faults; }
 };
 
 std::vector<std::string> split_list(const std::string& s) {
@@ -138,6 +164,20 @@ std::vector<std::string> split_list(const std::string& s) {
     if (!item.empty()) out.push_back(item);
   }
   return out;
+}
+
+void perf_ctl(const char* cmd) {
+  const char* fifo = std::getenv("SCALE_BENCH_PERF_CTL");
+  if (fifo == nullptr) return;
+  std::ofstream f(fifo);
+  f << cmd << "\n";
+  f.flush();
+  const char* ack = std::getenv("SCALE_BENCH_PERF_ACK");
+  if (ack != nullptr) {
+    std::ifstream a(ack);
+    std::string line;
+    std::getline(a, line);
+  }
 }
 
 }  // namespace
@@ -223,6 +263,8 @@ int main(int argc, char** argv) {
   const auto record = [&results](const std::string& shape, std::size_t nodes,
                                  const std::string& stage, const Stopwatch& watch) {
     const auto [wall, cpu] = watch.elapsed();
+    const long long faults = watch.page_faults();
+    const long long peak = peak_rss_bytes();
     boost::json::object o;
     o["shape"] = shape;
     o["nodes"] = static_cast<std::int64_t>(nodes);
@@ -231,9 +273,11 @@ int main(int argc, char** argv) {
     o["seconds_per_node"] = wall / static_cast<double>(nodes);
     o["cpu_seconds"] = cpu;
     o["cpu_seconds_per_node"] = cpu / static_cast<double>(nodes);
+    o["page_faults_per_node"] = static_cast<double>(faults) / static_cast<double>(nodes);
+    o["peak_rss_bytes"] = peak;
     results.push_back(std::move(o));
-    std::cerr << shape << " " << nodes << " " << stage << " " << wall << " s (cpu " << cpu
-              << " s)\n";
+    std::cerr << shape << " " << nodes << " " << stage << " " << wall << " s (cpu " << cpu << " s, "
+              << faults << " page faults, peak RSS " << (peak >> 20) << " MB)\n";
   };
   const auto fail = [&status](const std::string& what, const aoe::ErrorInfo& e) {
     std::cerr << "scale_bench: " << what << ": " << e.message << "\n";
@@ -292,8 +336,10 @@ int main(int argc, char** argv) {
                                        .budget = {.evaluations = budget, .patience = budget},
                                        .parallel = parallel,
                                        .result_dir = scratch / "work"};
+        perf_ctl("enable");
         const Stopwatch t0;
         auto job = aoe::run_opat(g, backend, bank, options);
+        perf_ctl("disable");
         if (!job) {
           fail("opat", job.error());
         } else {

@@ -145,12 +145,14 @@ void for_each_fusion_group(const GraphIndex& index, const FusionOptions& options
       extend([](const Node& m) { return m.type == "BatchNorm"; });
       extend([](const Node& m) { return one_of(detail::conv_activations, m.type); });
     } else if (options.matmul_bias_act && one_of(detail::matmul_types, n.type)) {
-      const auto is_bias = [&index](const Node& m) {
+      const auto is_bias = [&index, &g](const Node& m) {
         if (m.type == "BiasAdd") return true;
         if (m.type != "Add" || m.inputs.size() != 2) return false;
         // An Add is a bias when its other operand is a weight (no producer) of lower rank.
         for (const auto& in : m.inputs) {
-          if (!index.producer(in.name) && in.desc.shape.size() < m.outputs[0].desc.shape.size()) {
+          if (!index.input_producer(static_cast<std::size_t>(&m - g.nodes.data()),
+                                    static_cast<std::size_t>(&in - m.inputs.data())) &&
+              in.desc.shape.size() < m.outputs[0].desc.shape.size()) {
             return true;
           }
         }

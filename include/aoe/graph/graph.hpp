@@ -58,6 +58,14 @@ struct Node {
 struct Graph {
   std::string name;
   std::vector<Node> nodes;
+  /// The loader's number of each tensor reference, node by node (its inputs, then its
+  /// outputs), each below `tensor_count`: one number per distinct name. A hint that lets
+  /// GraphIndex index the graph without hashing a name per reference; it checks each reference's
+  /// name against the first one of its number and hashes the names instead when they differ or
+  /// the counts do not match (a graph built or edited in code may leave both empty). Code that
+  /// renames a loaded graph's tensors clears it.
+  std::vector<std::uint32_t> tensor_ids{};
+  std::size_t tensor_count = 0;
 
   /// Index of the node producing tensor `tensor`, or nullopt for a graph input (data, weight).
   /// A scan of every node: for more than a few lookups build a GraphIndex (graph_index.hpp).

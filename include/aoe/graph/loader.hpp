@@ -89,6 +89,8 @@ class GraphReader {
     std::vector<std::size_t> produced(descs.size(), none);   // by tensor id: node index
     std::vector<std::size_t> first_use(descs.size(), none);  // by tensor id: node index
     g.nodes.reserve(arr.size());
+    g.tensor_ids.reserve(2 * arr.size());
+    g.tensor_count = descs.size();
     for (std::size_t i = 0; i < arr.size(); ++i) {
       const auto ptr = [i] { return "/nodes/" + std::to_string(i); };
       const auto* n = arr[i].if_object();
@@ -151,9 +153,11 @@ class GraphReader {
             }
             produced[id] = i;
             node.outputs.push_back({std::string(tname), descs[id]});
+            g.tensor_ids.push_back(static_cast<std::uint32_t>(id));
           } else {
             if (first_use[id] == none) first_use[id] = i;
             node.inputs.push_back({std::string(tname), descs[id]});
+            g.tensor_ids.push_back(static_cast<std::uint32_t>(id));
           }
         }
       }

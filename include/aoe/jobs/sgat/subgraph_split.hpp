@@ -66,8 +66,9 @@ inline std::vector<char> sgat_forks(const GraphIndex& index) {
     for (std::size_t t = first_output[i]; t < first_output[i + 1]; ++t) life[t] = {i, i, 0};
   }
   for (std::size_t i = 0; i < n; ++i) {
-    for (const auto& in : g.nodes[i].inputs) {
-      const auto p = index.producer(in.name);
+    for (std::size_t r = 0; r < g.nodes[i].inputs.size(); ++r) {
+      const auto& in = g.nodes[i].inputs[r];
+      const auto p = index.input_producer(i, r);  // by reference: no name looked up
       if (!p) continue;  // a graph input (data or weight): always available
       const auto& outs = g.nodes[*p].outputs;
       std::size_t k = 0;
