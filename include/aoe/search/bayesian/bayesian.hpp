@@ -123,8 +123,9 @@ concept acquisition_function = requires(A& a, const Eigen::VectorXd& v, std::spa
 /// design (`initial`, then a Latin hypercube), each proposal scores candidates — a uniform
 /// sample of the unvisited valid points plus the Hamming neighbours and multi-parameter moves
 /// of the incumbents; the space is never materialised when it is large — with `Acquisition` on
-/// the surrogate's posterior, and proposes the best. Trials it did not propose (another
-/// policy's, in an ensemble) are modelled like its own and never proposed again. A batch
+/// the surrogate's posterior, and proposes the best; every `local_every`-th pick only among
+/// the candidates next to the best configuration (`local_radius`). Trials it did not propose
+/// (another policy's, in an ensemble) are modelled like its own and never proposed again. A batch
 /// of n uses the constant liar (Ginsbourger, Le Riche, Carraro, "Kriging is well-suited to
 /// parallelize optimization", 2010): each pick is added as if it had measured the best value so
 /// far, so the next pick goes elsewhere; the lies are dropped when the real trials arrive.
