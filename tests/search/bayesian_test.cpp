@@ -15,6 +15,8 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -265,6 +267,56 @@ TEST_CASE("the feasibility model keeps Bayesian search out of the failing half o
   }
   MESSAGE("failures among 3 x 70 proposals after the design: ", failures);
   CHECK(failures < 3 * 70 / 7);
+}
+
+namespace {
+
+// Of the proposals after the initial design, the share within one parameter of the best
+// configuration measured before them.
+double share_next_to_best(const aoe::BayesianOptions& options, std::uint64_t seed) {
+  const auto l = aoe::test::tiled_kernel();
+  aoe::Bayesian<> bo(options);
+  bo.start(l.space, seed);
+  std::optional<aoe::Configuration> best;
+  double best_value = std::numeric_limits<double>::infinity();
+  std::size_t near = 0;
+  std::size_t counted = 0;
+  for (std::size_t i = 0; i < 60; ++i) {
+    const auto c = bo.propose(1);
+    REQUIRE(c.size() == 1);
+    if (i >= options.initial_samples && best) {
+      std::size_t differ = 0;
+      for (std::size_t d = 0; d < c[0].size(); ++d) differ += c[0][d] != (*best)[d] ? 1 : 0;
+      near += differ <= 1 ? 1 : 0;
+      ++counted;
+    }
+    const std::vector<aoe::Trial> t{{c[0], l.evaluate(l.space, c[0]), i + 1}};
+    if (t[0].measurement.ok() && t[0].measurement.value < best_value) {
+      best_value = t[0].measurement.value;
+      best = c[0];
+    }
+    bo.observe(t);
+  }
+  REQUIRE(counted > 0);
+  return static_cast<double>(near) / static_cast<double>(counted);
+}
+
+}  // namespace
+
+TEST_CASE("every other pick of Bayesian search is next to the best (local_every = 2)") {
+  using namespace aoe;
+  double with = 0;
+  double without = 0;
+  for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+    with += share_next_to_best(BayesianOptions{.local_every = 2, .local_radius = 1}, seed) / 3;
+    without += share_next_to_best(BayesianOptions{.local_every = 0}, seed) / 3;
+  }
+  MESSAGE("share of proposals within one parameter of the best: local_every 2 ", with, ", 0 ",
+          without);
+  // Every second pick is drawn among the best's neighbours (the global picks may land there
+  // too); without local picks the share is what the global picks give on their own.
+  CHECK(with >= 0.5);
+  CHECK(with > without);
 }
 
 TEST_CASE("KernelFeasibility: near failures low, near successes high, prior elsewhere") {
