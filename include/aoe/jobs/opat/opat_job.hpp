@@ -786,13 +786,12 @@ template <class Backend>
     }
   }
   using Runner = std::remove_cvref_t<decltype(*runner)>;
-  StepOutcome tuned = StepOutcome::of(
-      tune_step(runner->space(),
-                step_search(make_opat_search(request.search, start), request.search),
-                detail::KnownMeasure<ParallelMeasure<Runner>>(
-                    ParallelMeasure<Runner>(*runner, request.parallel), std::move(known)),
-                stored_runs ? request.seed_stored : request.seed,
-                StepLimits{request.budget, request.batch_size, stop}));
+  StepOutcome tuned = StepOutcome::of(tune_step(
+      runner->space(), step_search(make_opat_search(request.search, start), request.search),
+      detail::KnownMeasure<ParallelMeasure<Runner>>(
+          ParallelMeasure<Runner>(*runner, request.parallel), std::move(known)),
+      stored_runs ? request.seed_stored : request.seed,
+      StepLimits{request.budget, request.batch_size, stop}));
   tuned.measured_first = std::move(out.measured_first);
   return tuned;
 }

@@ -173,6 +173,14 @@ struct Mapped {
   std::string error;  ///< why the node cannot be mapped (the loader's schema error), else empty
 };
 
+inline constexpr std::string_view bad_window =
+    "kernel_shape, strides, dilations or pads do not give a 2-D window with pads in [0, 2^31)";
+
+[[nodiscard]] inline Mapped with_error(Mapped m, std::string_view error) {
+  m.error = error;
+  return m;
+}
+
 /// Maps `n` (whose inputs/outputs all have static descriptions in `ctx`).
 [[nodiscard]] inline Mapped map_node(const onnx::NodeProto& n, const MappingContext& ctx) {
   const std::string& op = n.op_type();
@@ -259,12 +267,12 @@ struct Mapped {
     if (w.size() != x.size() || y.size() != x.size()) {
       // The weight's shape is unknown (a constant of a type aoe does not read) or disagrees.
       const std::string weight = n.input_size() > 1 ? n.input(1) : std::string();
-      m.error = w.empty() ? "the shape of weight '" + weight +
-                                "' is unknown (a tensor type aoe does not read?)"
-                          : "input rank " + std::to_string(x.size()) + ", weight '" + weight +
-                                "' rank " + std::to_string(w.size()) + ", output rank " +
-                                std::to_string(y.size()) +
-                                " (a convolution needs the same rank for all three)";
+      m.error =
+          w.empty()
+              ? "the shape of weight '" + weight + "' is unknown (a tensor type aoe does not read?)"
+              : "input rank " + std::to_string(x.size()) + ", weight '" + weight + "' rank " +
+                    std::to_string(w.size()) + ", output rank " + std::to_string(y.size()) +
+                    " (a convolution needs the same rank for all three)";
       return m;
     }
     // A 1-D convolution is a 2-D one of height 1.
@@ -296,11 +304,7 @@ struct Mapped {
       return m;
     }
     const auto pads = window_pads(n, {x4[2], x4[3]}, {y4[2], y4[3]}, kernel, strides, dilations);
-    if (!pads) {
-      m.error = "kernel_shape, strides, dilations or pads do not give a 2-D window with pads in "
-                "[0, 2^31)";
-      return m;
-    }
+    if (!pads) return with_error(std::move(m), bad_window);
     m.attributes["pads"] = *pads;
     if (group > 1 && group == x4[1] && w4[1] == 1) {
       m.type = "DepthwiseConv2D";
@@ -346,11 +350,7 @@ struct Mapped {
     m.attributes["ksize"] = kernel;
     m.attributes["strides"] = strides;
     const auto pads = window_pads(n, {x[2], x[3]}, {y[2], y[3]}, kernel, strides, dilations);
-    if (!pads) {
-      m.error = "kernel_shape, strides, dilations or pads do not give a 2-D window with pads in "
-                "[0, 2^31)";
-      return m;
-    }
+    if (!pads) return with_error(std::move(m), bad_window);
     m.attributes["pads"] = *pads;
     m.attributes["data_format"] = std::string("NCHW");
     m.inputs = {0};  // MaxPool's optional Indices output is not an input
