@@ -102,7 +102,12 @@ int run_ranks(const CommonOptions& common, const aoe::sim::Soc& soc, const Io& i
   static boost::mpi::environment env(boost::mpi::threading::funneled);
   const boost::mpi::communicator world;
   worker = world.rank() != 0;
-  aoe::mpi::detail::Trace::get().open(world.rank());
+  {
+    const aoe::GetEnv getenv = io.getenv != nullptr ? *io.getenv : aoe::process_getenv();
+    const std::string dir = getenv("AOE_MPI_TRACE").value_or("");
+    const std::string why = aoe::mpi::detail::Trace::get().open(dir, world.rank());
+    if (!why.empty()) io.err << "aoe: warning: AOE_MPI_TRACE: " << why << "; no trace\n";
+  }
   aoe::mpi::detail::Trace::get().event("started", world.rank());
   if (world.size() < 2) return job(io);
   const aoe::mpi::NodeRank node = aoe::mpi::node_rank(world);  // collective

@@ -1,14 +1,16 @@
 // Where an MPI job's time goes (docs/distributed.md, "Where the time goes"): with the
-// environment variable AOE_MPI_TRACE set to a directory, each rank appends one line per event to
-// <dir>/rank<R>.trace: "<seconds since the epoch> <event> <a> <b>" (the system clock: the ranks
-// of one machine share it). Unset: nothing is written and an event costs one branch.
+// environment variable AOE_MPI_TRACE set to a directory (read by the aoe command), each rank
+// appends one line per event to <dir>/rank<R>.trace: "<seconds since the epoch> <event> <a> <b>"
+// (the system clock: the ranks of one machine share it). Unset: nothing is written and an event
+// costs one branch.
 #ifndef AOE_MPI_DETAIL_TRACE_HPP
 #define AOE_MPI_DETAIL_TRACE_HPP
 
+#include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <string>
 
@@ -27,14 +29,15 @@ class Trace {
     if (file_ != nullptr) std::fclose(file_);
   }
 
-  /// Starts writing <AOE_MPI_TRACE>/rank<rank>.trace when the variable is set (once).
-  void open(int rank) {
+  /// Starts writing <dir>/rank<rank>.trace (once; the caller reads AOE_MPI_TRACE). Returns the
+  /// reason when the file cannot be opened (no trace then), else an empty string.
+  [[nodiscard]] std::string open(const std::string& dir, int rank) {
     const std::lock_guard lock(mutex_);
-    if (file_ != nullptr) return;
-    const char* dir = std::getenv("AOE_MPI_TRACE");
-    if (dir == nullptr || *dir == '\0') return;
-    const std::string path = std::string(dir) + "/rank" + std::to_string(rank) + ".trace";
+    if (file_ != nullptr || dir.empty()) return {};
+    const std::string path = dir + "/rank" + std::to_string(rank) + ".trace";
     file_ = std::fopen(path.c_str(), "a");
+    if (file_ == nullptr) return "cannot open " + path + ": " + std::strerror(errno);
+    return {};
   }
 
   /// One event (`what` a word) with two numbers (the ticket, the rank, ...).
