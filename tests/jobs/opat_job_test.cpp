@@ -113,7 +113,7 @@ aoe::OpatOptions options(const fs::path& work) {
                           .budget = {.evaluations = 128, .patience = 128},
                           .seed = 3,
                           .parallel = 3,
-                          .result_dir = work};
+                          .run = {.result_dir = work}};
 }
 
 }  // namespace
@@ -202,7 +202,7 @@ TEST_CASE("opat: a stop request (SIGINT) ends the job cleanly with an incomplete
   std::atomic<int> countdown{150};  // during the second operator's tuning
   FakeBackend backend{&countdown, &stop};
   auto opts = options(dir.path);
-  opts.stop = &stop;
+  opts.run.stop = &stop;
   aoe::OpatJobResult partial;
   auto r = aoe::run_opat(*graph, backend, bank, opts, &partial);
   REQUIRE_FALSE(r.has_value());
@@ -260,7 +260,7 @@ TEST_CASE("opat: unsatisfied operators: recorded as default entries (next job hi
   for (const bool record : {true, false}) {
     const auto bank_dir = dir.path / (record ? "recorded" : "aoe");
     auto opts = options(dir.path);
-    opts.record_unsatisfied = record;
+    opts.run.record_unsatisfied = record;
     aoe::KnowledgeBank bank({.custom_root = bank_dir});
     auto first = aoe::run_opat(*graph, backend, bank, opts);
     REQUIRE(first.has_value());
@@ -453,7 +453,7 @@ TEST_CASE("opat transfer: the winner of the most similar operator in the bank is
   // Without hints, two evaluations (the default and one more) do not reach it.
   TempDir dir2("transfer_nohint");
   aoe::KnowledgeBank empty({.custom_root = dir2.path / "bank"});
-  opts.result_dir = dir2.path;
+  opts.run.result_dir = dir2.path;
   opts.transfer_hints = 0;
   auto cold = aoe::run_opat(*graph, backend, empty, opts);
   REQUIRE(cold.has_value());
