@@ -366,8 +366,14 @@ TEST_CASE("opat: an operator's tuned time is the combined choice measured, not a
   CHECK(*backend.combined_calls == 1);
   CHECK(op.result_us == doctest::Approx(5.0));  // what was measured
   CHECK(op.note.find("Schedule+Format measured together: 5.000 us") != std::string::npos);
-  // The result file's model times come from the same measurement.
+  // The result file's model times come from the same measurement, and so does its
+  // improvement: 10 / 5 - 1, where the product of ratios would say 10 / 4.8 - 1 (108.33%).
   CHECK(job.report.result_ms() == doctest::Approx(5.0e-3));
+  const auto root = read_json(job.result_file);
+  const auto& opat = opat_section(root);
+  CHECK(opat.at("model_baseline_performance(ms)").to_number<double>() == doctest::Approx(0.01));
+  CHECK(opat.at("model_result_performance(ms)").to_number<double>() == doctest::Approx(0.005));
+  CHECK(opat.at("model_performance_improvement").as_string() == "100.00%");
 }
 
 TEST_CASE("opat: when the combination is slower than one kind alone, that kind is kept") {
