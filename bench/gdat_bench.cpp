@@ -116,7 +116,7 @@ int main(int argc, char** argv) {
                             .budget = *budget,
                             .seed = seed + (again ? 1 : 0),
                             .repeat_tune = again,
-                            .result_dir = scratch / "work"});
+                            .run = {.result_dir = scratch / "work"}});
     wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return r;
   };

@@ -86,7 +86,7 @@ std::optional<boost::json::object> run_model(const char* name, const aoe::Graph&
                            .seed = seed,
                            .parallel = parallel,
                            .transfer_hints = hints,
-                           .result_dir = scratch / "work"};
+                           .run = {.result_dir = scratch / "work"}};
   const auto t0 = std::chrono::steady_clock::now();
   auto job = aoe::run_opat(graph, backend, bank, options);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -335,7 +335,7 @@ int main(int argc, char** argv) {
         const aoe::OpatOptions options{.scope = backend.scope(),
                                        .budget = {.evaluations = budget, .patience = budget},
                                        .parallel = parallel,
-                                       .result_dir = scratch / "work"};
+                                       .run = {.result_dir = scratch / "work"}};
         perf_ctl("enable");
         const Stopwatch t0;
         auto job = aoe::run_opat(g, backend, bank, options);
@@ -353,7 +353,7 @@ int main(int argc, char** argv) {
     fs::remove_all(scratch);
     aoe::gdat::GradientFusionBank bank(scratch / "bank", soc->name);
     const aoe::GdatOptions options{.budget = {.evaluations = budget * 10, .patience = budget * 10},
-                                   .result_dir = scratch / "work"};
+                                   .run = {.result_dir = scratch / "work"}};
     const Stopwatch t0;
     auto job = aoe::run_gdat(profile, aoe::gdat::Cluster{.devices = 64}, bank, options);
     if (!job) {

@@ -331,7 +331,7 @@ int main(int argc, char** argv) {
                                    .budget = {.evaluations = budget, .patience = budget},
                                    .seed = seed,
                                    .parallel = 1,
-                                   .result_dir = scratch / "work"};
+                                   .run = {.result_dir = scratch / "work"}};
           for (const auto& g : bank_graphs) {
             aoe::SimulatorBackend fill(*soc);
             if (auto ok = aoe::run_opat(g, fill, bank, options); !ok) {

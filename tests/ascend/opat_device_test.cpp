@@ -48,7 +48,7 @@ TEST_CASE("ascend backend: an OPAT job on the device tunes Schedule, Format and 
                      .impl_tuning = true,
                      .parallel = 2,
                      .batch_size = 4,
-                     .result_dir = d.dir.path() / "work"};
+                     .run = {.result_dir = d.dir.path() / "work"}};
   auto job = aoe::run_opat(graph, backend, bank, o);
   REQUIRE_MESSAGE(job.has_value(), (job ? "" : job.error().message));
   REQUIRE(job->report.operators.size() == 1);

@@ -68,7 +68,7 @@ boost::json::object gdat_part(const fs::path& result_file) {
 struct Fixture {
   aoe::test::TempDir dir{"gdat_job"};
   aoe::gdat::GradientFusionBank bank{dir.path() / "bank", "Ascend910A"};
-  aoe::GdatOptions options() const { return {.result_dir = dir.path() / "work"}; }
+  aoe::GdatOptions options() const { return {.run = {.result_dir = dir.path() / "work"}}; }
 };
 
 }  // namespace
@@ -81,8 +81,8 @@ TEST_CASE("gdat job: never worse than the default split, within 1% of the optimu
       CAPTURE(devices);
       aoe::test::TempDir dir("gdat_quality");
       aoe::gdat::GradientFusionBank bank(dir.path() / "bank", "Ascend910A");
-      const auto r =
-          aoe::run_gdat(profile, Cluster{.devices = devices}, bank, {.result_dir = dir.path()});
+      const auto r = aoe::run_gdat(profile, Cluster{.devices = devices}, bank,
+                                   {.run = {.result_dir = dir.path()}});
       REQUIRE(r.has_value());
       const auto& rep = r->report;
       REQUIRE(rep.result.has_value());
@@ -281,7 +281,7 @@ TEST_CASE("gdat job: an interrupted job leaves a valid result file saying so") {
   Fixture f;
   std::atomic<bool> stop{true};
   auto o = f.options();
-  o.stop = &stop;
+  o.run.stop = &stop;
   aoe::GdatJobResult partial;
   const auto r = aoe::run_gdat(layers_profile(), Cluster{.devices = 16}, f.bank, o, &partial);
   REQUIRE_FALSE(r.has_value());
@@ -319,8 +319,8 @@ TEST_CASE(
   auto o = f.options();
   o.repeat_tune = true;
   o.budget = {.evaluations = 16, .patience = 16};
-  o.executor.ranks = 2;
-  o.executor.run =
+  o.run.executor.ranks = 2;
+  o.run.executor.run =
       [&](std::span<const aoe::GdatMeasureRequest> requests, std::span<const double>,
           const aoe::StepFunction<aoe::GdatMeasureRequest, std::vector<aoe::Measurement>>& local) {
         std::vector<aoe::Result<std::vector<aoe::Measurement>>> out;

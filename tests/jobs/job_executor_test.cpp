@@ -85,7 +85,7 @@ aoe::OpatOptions opat_options(const fs::path& work, const aoe::SimulatorBackend&
                           .seed = 11,
                           .format_tuning = true,
                           .parallel = 2,
-                          .result_dir = work};
+                          .run = {.result_dir = work}};
 }
 
 }  // namespace
@@ -98,7 +98,7 @@ TEST_CASE("opat: another executor (steps in another order) writes the same bank 
   aoe::KnowledgeBank two({.custom_root = dir.path() / "two"});
   const auto a = aoe::run_opat(g, backend, one, opat_options(dir.path() / "w1", backend));
   auto o = opat_options(dir.path() / "w2", backend);
-  o.executor = test_executor<aoe::OpatStepRequest, aoe::StepOutcome>();
+  o.run.executor = test_executor<aoe::OpatStepRequest, aoe::StepOutcome>();
   const auto b = aoe::run_opat(g, backend, two, o);
   REQUIRE(a.has_value());
   REQUIRE(b.has_value());
@@ -164,7 +164,7 @@ TEST_CASE("opat, sgat, gdat: a record stored by another process meanwhile is kep
     REQUIRE(a->report.count(aoe::OpatOutcome::add) > 0);
     aoe::KnowledgeBank second({.custom_root = dir.path() / "second"});
     auto o = opat_options(dir.path() / "w2", backend);
-    o.executor = test_executor<aoe::OpatStepRequest, aoe::StepOutcome>(
+    o.run.executor = test_executor<aoe::OpatStepRequest, aoe::StepOutcome>(
         [&] { copy_bank(dir.path() / "first", dir.path() / "second"); });
     const auto b = aoe::run_opat(g, backend, second, o);
     REQUIRE(b.has_value());
@@ -192,14 +192,14 @@ TEST_CASE("opat, sgat, gdat: a record stored by another process meanwhile is kep
     const aoe::SgatOptions base{.budget = {.evaluations = 24, .patience = 24}, .seed = 4};
     aoe::GraphBank first({.root = dir.path() / "first"});
     auto o1 = base;
-    o1.result_dir = dir.path() / "w1";
+    o1.run.result_dir = dir.path() / "w1";
     const auto a = aoe::run_sgat(g, soc910a(), first, o1);
     REQUIRE(a.has_value());
     REQUIRE(a->report.count(aoe::SgatOutcome::add) > 0);
     aoe::GraphBank second({.root = dir.path() / "second"});
     auto o2 = base;
-    o2.result_dir = dir.path() / "w2";
-    o2.executor = test_executor<aoe::SgatStepRequest, aoe::StepOutcome>(
+    o2.run.result_dir = dir.path() / "w2";
+    o2.run.executor = test_executor<aoe::SgatStepRequest, aoe::StepOutcome>(
         [&] { copy_bank(dir.path() / "first", dir.path() / "second"); });
     const auto b = aoe::run_sgat(g, soc910a(), second, o2);
     REQUIRE(b.has_value());
@@ -219,14 +219,14 @@ TEST_CASE("opat, sgat, gdat: a record stored by another process meanwhile is kep
     const aoe::GdatOptions base{.budget = {.evaluations = 400, .patience = 400}, .seed = 2};
     aoe::gdat::GradientFusionBank first(dir.path() / "first", "Ascend910A");
     auto o1 = base;
-    o1.result_dir = dir.path() / "w1";
+    o1.run.result_dir = dir.path() / "w1";
     const auto a = aoe::run_gdat(*profile, cluster, first, o1);
     REQUIRE(a.has_value());
     REQUIRE(a->report.outcome == aoe::GdatOutcome::add);
     aoe::gdat::GradientFusionBank second(dir.path() / "second", "Ascend910A");
     auto o2 = base;
-    o2.result_dir = dir.path() / "w2";
-    o2.executor = test_executor<aoe::GdatMeasureRequest, std::vector<aoe::Measurement>>(
+    o2.run.result_dir = dir.path() / "w2";
+    o2.run.executor = test_executor<aoe::GdatMeasureRequest, std::vector<aoe::Measurement>>(
         [&] { copy_bank(dir.path() / "first", dir.path() / "second"); });
     const auto b = aoe::run_gdat(*profile, cluster, second, o2);
     REQUIRE(b.has_value());

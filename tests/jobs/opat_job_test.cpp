@@ -113,7 +113,7 @@ aoe::OpatOptions options(const fs::path& work) {
                           .budget = {.evaluations = 128, .patience = 128},
                           .seed = 3,
                           .parallel = 3,
-                          .result_dir = work};
+                          .run = {.result_dir = work}};
 }
 
 }  // namespace
@@ -202,7 +202,7 @@ TEST_CASE("opat: a stop request (SIGINT) ends the job cleanly with an incomplete
   std::atomic<int> countdown{150};  // during the second operator's tuning
   FakeBackend backend{&countdown, &stop};
   auto opts = options(dir.path);
-  opts.stop = &stop;
+  opts.run.stop = &stop;
   aoe::OpatJobResult partial;
   auto r = aoe::run_opat(*graph, backend, bank, opts, &partial);
   REQUIRE_FALSE(r.has_value());
@@ -260,7 +260,7 @@ TEST_CASE("opat: unsatisfied operators: recorded as default entries (next job hi
   for (const bool record : {true, false}) {
     const auto bank_dir = dir.path / (record ? "recorded" : "aoe");
     auto opts = options(dir.path);
-    opts.record_unsatisfied = record;
+    opts.run.record_unsatisfied = record;
     aoe::KnowledgeBank bank({.custom_root = bank_dir});
     auto first = aoe::run_opat(*graph, backend, bank, opts);
     REQUIRE(first.has_value());
@@ -366,8 +366,14 @@ TEST_CASE("opat: an operator's tuned time is the combined choice measured, not a
   CHECK(*backend.combined_calls == 1);
   CHECK(op.result_us == doctest::Approx(5.0));  // what was measured
   CHECK(op.note.find("Schedule+Format measured together: 5.000 us") != std::string::npos);
-  // The result file's model times come from the same measurement.
+  // The result file's model times come from the same measurement, and so does its
+  // improvement: 10 / 5 - 1, where the product of ratios would say 10 / 4.8 - 1 (108.33%).
   CHECK(job.report.result_ms() == doctest::Approx(5.0e-3));
+  const auto root = read_json(job.result_file);
+  const auto& opat = opat_section(root);
+  CHECK(opat.at("model_baseline_performance(ms)").to_number<double>() == doctest::Approx(0.01));
+  CHECK(opat.at("model_result_performance(ms)").to_number<double>() == doctest::Approx(0.005));
+  CHECK(opat.at("model_performance_improvement").as_string() == "100.00%");
 }
 
 TEST_CASE("opat: when the combination is slower than one kind alone, that kind is kept") {
@@ -453,7 +459,7 @@ TEST_CASE("opat transfer: the winner of the most similar operator in the bank is
   // Without hints, two evaluations (the default and one more) do not reach it.
   TempDir dir2("transfer_nohint");
   aoe::KnowledgeBank empty({.custom_root = dir2.path / "bank"});
-  opts.result_dir = dir2.path;
+  opts.run.result_dir = dir2.path;
   opts.transfer_hints = 0;
   auto cold = aoe::run_opat(*graph, backend, empty, opts);
   REQUIRE(cold.has_value());

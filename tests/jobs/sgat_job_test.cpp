@@ -53,7 +53,7 @@ aoe::SgatOptions options(const aoe::test::TempDir& dir) {
   return aoe::SgatOptions{.search = "grid",
                           .budget = {.evaluations = 64, .patience = 64},
                           .parallel = 2,
-                          .result_dir = dir.path() / "work"};
+                          .run = {.result_dir = dir.path() / "work"}};
 }
 
 aoe::GraphBankRecord record(const std::string& key, const std::string& signature, double value) {
@@ -315,8 +315,8 @@ TEST_CASE("sgat job: an interruption leaves a valid file that says tuning is inc
   aoe::GraphBank bank({.root = dir.path() / "graph"});
   std::atomic<bool> stop{false};
   auto o = options(dir);
-  o.stop = &stop;
-  o.on_event = [&stop](const aoe::SgatEvent& e) {
+  o.run.stop = &stop;
+  o.run.on_event = [&stop](const aoe::SgatEvent& e) {
     if (e.kind == aoe::SgatEvent::Kind::started) stop = true;
   };
   aoe::SgatJobResult partial;

@@ -145,6 +145,63 @@ TEST_CASE("aoe-bench: 95% bootstrap intervals per input and for the mean over in
         boost::json::serialize(json));
 }
 
+TEST_CASE("aoe-bench: the median run's evaluations to a fraction have a bootstrap interval") {
+  aoe::test::TempDir dir("aoe_bench_ci_runs");
+  const auto problems = tiny_problem(dir);
+  // tiny's optimum is 1.0 and its next best 2.0: each fraction is reached with the optimum.
+  const aoe_bench::Settings settings{.budget = 9, .budget_seconds = {}, .repeats = 12, .seed = 3};
+  auto results = aoe_bench::run_experiment(problems, {"random", "grid"}, settings);
+  REQUIRE(results.has_value());
+  const auto json = aoe_bench::to_json(*results, settings);
+  const auto& strategies = json.at("inputs").at(0).at("strategies");
+  for (const char* fraction : {"0.95", "0.98", "0.99"}) {
+    CAPTURE(fraction);
+    // Random search: the repetitions find the optimum at different evaluations; the interval
+    // holds the median run's figure and has a width.
+    const auto& random = strategies.at(0);
+    const double k = random.at("evaluations_to").at(fraction).to_number<double>();
+    const auto& ci = random.at("ci95").at("evaluations_to").at(fraction);
+    CHECK(ci.at(0).to_number<double>() <= k);
+    CHECK(k <= ci.at(1).to_number<double>());
+    CHECK(ci.at(1).to_number<double>() - ci.at(0).to_number<double>() >= 1);
+    // Grid search is deterministic: every repetition agrees, the interval is the figure.
+    const auto& grid = strategies.at(1);
+    const double g = grid.at("evaluations_to").at(fraction).to_number<double>();
+    const auto& gci = grid.at("ci95").at("evaluations_to").at(fraction);
+    CHECK(gci.at(0).to_number<double>() == g);
+    CHECK(gci.at(1).to_number<double>() == g);
+  }
+  // The console's and the report's text: the figure, then its interval.
+  const auto& grid = (*results)[0].strategies[1];
+  const std::string g = aoe_bench::evaluations_to_text(grid, 0.98, settings.bootstrap.level);
+  const std::string k = g.substr(0, g.find(' '));
+  CHECK(g == k + " [" + k + ", " + k + "]");
+  CHECK(aoe_bench::to_html(*results, settings).find(">to 98%<") != std::string::npos);
+  // Deterministic for a seed: the same run gives the same interval; another bootstrap seed
+  // draws other resamples.
+  auto again = aoe_bench::run_experiment(problems, {"random"}, settings);
+  REQUIRE(again.has_value());
+  const auto& first = (*results)[0].strategies[0].evaluations_to_replicates;
+  CHECK((*again)[0].strategies[0].evaluations_to_replicates == first);
+  auto other_seed = settings;
+  other_seed.bootstrap.seed = 7;
+  auto other = aoe_bench::run_experiment(problems, {"random"}, other_seed);
+  REQUIRE(other.has_value());
+  CHECK((*other)[0].strategies[0].evaluations_to_replicates != first);
+  // A run too short to reach the optimum in most repetitions: no figure, and an interval whose
+  // upper end (at least) lies beyond the run; the text says so.
+  const aoe_bench::Settings short_run{
+      .budget = 2, .budget_seconds = {}, .repeats = 12, .seed = 3, .max_score_evaluations = 2};
+  auto cut = aoe_bench::run_experiment(problems, {"random"}, short_run);
+  REQUIRE(cut.has_value());
+  const auto cut_json = aoe_bench::to_json(*cut, short_run);
+  const auto& s = cut_json.at("inputs").at(0).at("strategies").at(0);
+  CHECK(s.at("evaluations_to").at("0.98").is_null());
+  const auto& cut_ci = s.at("ci95").at("evaluations_to").at("0.98");
+  CHECK((cut_ci.is_null() || cut_ci.at(1).is_null()));
+  CHECK(aoe_bench::evaluations_to_text((*cut)[0].strategies[0], 0.98, 0.95).find(">2") == 0);
+}
+
 TEST_CASE("aoe-bench: random search scores about 0 and reaches its expected fraction") {
   aoe::test::TempDir dir("aoe_bench_random");
   const auto problems = tiny_problem(dir);
@@ -232,6 +289,7 @@ TEST_CASE("aoe-bench: the console table is labelled and states the cutoff extens
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   CHECK(text.find("mean fraction @2") != std::string::npos);
   CHECK(text.find("median") != std::string::npos);
+  CHECK(text.find("median run to 0.98 [95% CI]") != std::string::npos);
   CHECK(text.find("score") != std::string::npos);
   CHECK(text.find("fraction@") == std::string::npos);  // the old unlabelled, repeated columns
   // tiny has 9 configurations: random search's cutoff is past 2 evaluations.

@@ -125,6 +125,25 @@ void add_curves(StrategyResult& s, const std::vector<std::vector<double>>& runs,
   }
 }
 
+// The fractions of the optimum whose evaluations to reach them are reported.
+constexpr double milestones[] = {0.95, 0.98, 0.99};
+
+// Per run, the evaluations after which its best reaches `p` of the optimum `opt` (infinity
+// when it does not within `length`).
+std::vector<double> evaluations_to_reach(const std::vector<std::vector<double>>& runs,
+                                         std::size_t length, double opt, double p) {
+  std::vector<double> reached(runs.size(), inf);
+  for (std::size_t r = 0; r < runs.size(); ++r) {
+    for (std::size_t k = 0; k < length; ++k) {
+      if (fraction_of(opt, runs[r][k]) >= p) {
+        reached[r] = static_cast<double>(k + 1);
+        break;
+      }
+    }
+  }
+  return reached;
+}
+
 // The mean fraction of the optimum at each report point (NaN beyond the run) and the median
 // evaluations to reach 95%, 98% and 99% of it.
 void add_milestones(StrategyResult& s, const std::vector<std::vector<double>>& runs,
@@ -139,16 +158,8 @@ void add_milestones(StrategyResult& s, const std::vector<std::vector<double>>& r
     for (std::size_t r = 0; r < n; ++r) sum += fraction_of(opt, runs[r][k - 1]);
     s.fraction_of_optimum[k] = sum / static_cast<double>(n);
   }
-  for (const double p : {0.95, 0.98, 0.99}) {
-    std::vector<double> reached(n, inf);
-    for (std::size_t r = 0; r < n; ++r) {
-      for (std::size_t k = 0; k < length; ++k) {
-        if (fraction_of(opt, runs[r][k]) >= p) {
-          reached[r] = static_cast<double>(k + 1);
-          break;
-        }
-      }
-    }
+  for (const double p : milestones) {
+    std::vector<double> reached = evaluations_to_reach(runs, length, opt, p);
     std::sort(reached.begin(), reached.end());
     const double m = quantile(reached, 0.5);
     s.evaluations_to[p] = std::isinf(m) ? std::nullopt : std::optional<double>(m);
@@ -156,11 +167,13 @@ void add_milestones(StrategyResult& s, const std::vector<std::vector<double>>& r
 }
 
 // Bootstrap over the repetitions: every figure sees the same resamples (one seed per input and
-// strategy, from their names): replicates of the fractions at the report points and of the
+// strategy, from their names): replicates of the fractions at the report points, of the
+// median run's evaluations to reach each milestone (within the run's `length`) and of the
 // methodology score.
 void add_bootstrap(StrategyResult& s, const Problem& problem,
                    const std::vector<std::vector<double>>& runs, const Settings& settings,
-                   aoe::replay::ScoreRange range, std::span<const double> random_curve) {
+                   aoe::replay::ScoreRange range, std::span<const double> random_curve,
+                   std::size_t length) {
   const std::size_t n = runs.size();
   const double opt = problem.optimum();
   std::uint64_t stream = 0xcbf29ce484222325ULL;  // FNV-1a of "input/strategy"
@@ -178,6 +191,16 @@ void add_bootstrap(StrategyResult& s, const Problem& problem,
           double sum = 0;
           for (const std::size_t i : idx) sum += per_run[i];
           return sum / static_cast<double>(idx.size());
+        });
+  }
+  std::vector<double> resampled(n);
+  for (const double p : milestones) {
+    const std::vector<double> reached = evaluations_to_reach(runs, length, opt, p);
+    s.evaluations_to_replicates[p] =
+        aoe::replay::bootstrap_replicates(n, boot, [&](std::span<const std::size_t> idx) {
+          for (std::size_t i = 0; i < n; ++i) resampled[i] = reached[idx[i]];
+          std::sort(resampled.begin(), resampled.end());
+          return quantile(resampled, 0.5);
         });
   }
   std::vector<std::vector<double>> ranks;
@@ -212,7 +235,7 @@ StrategyResult summarise(const Problem& problem, const std::string& name,
   add_curves(s, runs, length, settings.budget, problem.optimum(), problem.baseline.worst());
   add_milestones(s, runs, length, settings.budget, problem.optimum());
   s.score = aoe::replay::methodology_score(runs, problem.baseline, range, random_curve);
-  add_bootstrap(s, problem, runs, settings, range, random_curve);
+  add_bootstrap(s, problem, runs, settings, range, random_curve, length);
   return s;
 }
 

@@ -133,10 +133,13 @@ struct StrategyResult {
   std::vector<double> fraction_mean, fraction_median, fraction_q1, fraction_q3;
   std::vector<std::size_t> evaluations_run;  ///< per repetition (fewer: exhausted or timed out)
   /// Bootstrap replicates over the repetitions (Settings::bootstrap; the same resamples for
-  /// every figure): of `fraction_of_optimum` at each of its points, and of `score`. Their
-  /// percentile interval is the figure's 95% interval; averaged replicate by replicate over
-  /// inputs, they give the interval of a mean over inputs (each input resampled on its own).
+  /// every figure): of `fraction_of_optimum` at each of its points, of `evaluations_to` at each
+  /// fraction (infinity where the resample's median run did not reach it within the run), and
+  /// of `score`. Their percentile interval is the figure's 95% interval; averaged replicate by
+  /// replicate over inputs, they give the interval of a mean over inputs (each input resampled
+  /// on its own).
   std::map<std::size_t, std::vector<double>> fraction_replicates;
+  std::map<double, std::vector<double>> evaluations_to_replicates;
   std::vector<double> score_replicates;
 };
 

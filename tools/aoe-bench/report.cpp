@@ -38,6 +38,20 @@ boost::json::value interval(std::vector<double> replicates, double level) {
   return boost::json::array{ci.low, ci.high};
 }
 
+std::string fraction_key(double p) {
+  char buffer[16];
+  std::snprintf(buffer, sizeof buffer, "%.2f", p);
+  return buffer;
+}
+
+// The interval of the median run's evaluations to a fraction: an end beyond the run (the
+// resampled median runs did not reach it) is null, and so is the interval when both are.
+boost::json::value evaluations_interval(const std::vector<double>& replicates, double level) {
+  const auto ci = aoe::replay::percentile_interval(replicates, level);
+  if (std::isnan(ci.low) || std::isnan(ci.high) || std::isinf(ci.low)) return nullptr;
+  return boost::json::array{ci.low, number_or_null(ci.high)};
+}
+
 // The "ci95" block of a strategy: 95% percentile-bootstrap intervals over its repetitions.
 boost::json::object ci_block(const StrategyResult& s, double level) {
   boost::json::object fractions;
@@ -46,8 +60,13 @@ boost::json::object ci_block(const StrategyResult& s, double level) {
     fractions[std::to_string(k)] = it == s.fraction_replicates.end() ? boost::json::value(nullptr)
                                                                      : interval(it->second, level);
   }
+  boost::json::object to;
+  for (const auto& [fraction, replicates] : s.evaluations_to_replicates) {
+    to[fraction_key(fraction)] = evaluations_interval(replicates, level);
+  }
   boost::json::object o;
   o["fraction_of_optimum"] = std::move(fractions);
+  o["evaluations_to"] = std::move(to);
   o["score"] = interval(s.score_replicates, level);
   return o;
 }
@@ -124,13 +143,31 @@ boost::json::array summary_block(const std::vector<ProblemResult>& results, doub
   return out;
 }
 
-std::string fraction_key(double p) {
-  char buffer[16];
-  std::snprintf(buffer, sizeof buffer, "%.2f", p);
-  return buffer;
+// Evaluations as the table shows them: at most one decimal ("52.5", "66"), ">N" beyond the
+// run of N evaluations.
+std::string evaluations_text(double k, std::size_t run_length) {
+  if (std::isinf(k)) return ">" + std::to_string(run_length);
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.1f", k);
+  std::string s = buffer;
+  if (s.size() > 2 && s.compare(s.size() - 2, 2, ".0") == 0) s.resize(s.size() - 2);
+  return s;
 }
 
 }  // namespace
+
+std::string evaluations_to_text(const StrategyResult& s, double fraction, double level) {
+  const auto figure = s.evaluations_to.find(fraction);
+  if (figure == s.evaluations_to.end()) return "-";
+  std::string text = evaluations_text(
+      figure->second.value_or(std::numeric_limits<double>::infinity()), s.run_length);
+  const auto replicates = s.evaluations_to_replicates.find(fraction);
+  if (replicates == s.evaluations_to_replicates.end()) return text;
+  const auto ci = aoe::replay::percentile_interval(replicates->second, level);
+  if (std::isnan(ci.low) || std::isnan(ci.high)) return text;
+  return text + " [" + evaluations_text(ci.low, s.run_length) + ", " +
+         evaluations_text(ci.high, s.run_length) + "]";
+}
 
 boost::json::value to_json(const std::vector<ProblemResult>& results, const Settings& settings) {
   boost::json::object root;
@@ -390,13 +427,16 @@ std::string to_html(const std::vector<ProblemResult>& results, const Settings& s
   b += "<p class=\"sub\">" + std::to_string(results.size()) + " input(s), budget " +
        std::to_string(settings.budget) + " evaluations, " + std::to_string(settings.repeats) +
        " seeded repetitions (seed " + std::to_string(settings.seed) +
-       "). Fraction of the optimum: optimum / best found (1 = the optimum); score: the "
-       "methodology score (docs/research.md), 0 = random search.</p>";
+       "). Fraction of the optimum: optimum / best found (1 = the optimum); evaluations to a "
+       "fraction: the median run's, with its 95% bootstrap interval over the repetitions in "
+       "brackets (&gt;N: not within the N evaluations run); score: the methodology score "
+       "(docs/research.md), 0 = random search.</p>";
   b += "<h2>Scores</h2><table id=\"scores\"><thead><tr><th>input</th><th>strategy</th><th "
        "class=\"n\">repeats</th><th class=\"n\">mean fraction @" +
        std::to_string(settings.budget) +
        "</th><th class=\"n\">median</th><th class=\"n\">evaluations to 95%</th><th "
-       "class=\"n\">to 99%</th><th class=\"n\">score</th></tr></thead><tbody>";
+       "class=\"n\">to 98%</th><th class=\"n\">to 99%</th><th "
+       "class=\"n\">score</th></tr></thead><tbody>";
   for (const auto& pr : results) {
     double best = -std::numeric_limits<double>::infinity();
     for (const auto& s : pr.strategies) {
@@ -407,9 +447,7 @@ std::string to_html(const std::vector<ProblemResult>& results, const Settings& s
                                 ? s.fraction_median[s.budget - 1]
                                 : std::numeric_limits<double>::quiet_NaN();
       const auto to = [&](double f) {
-        const auto it = s.evaluations_to.find(f);
-        return it == s.evaluations_to.end() || !it->second ? std::string("-")
-                                                           : html::num(*it->second, 0);
+        return html::escape(evaluations_to_text(s, f, settings.bootstrap.level));
       };
       const auto at = s.fraction_of_optimum.find(s.budget);
       const bool top = std::isfinite(s.score) && s.score == best;
@@ -417,7 +455,8 @@ std::string to_html(const std::vector<ProblemResult>& results, const Settings& s
            "</td><td class=\"n\">" + std::to_string(s.repeats) + "</td><td class=\"n\">" +
            html::num(at == s.fraction_of_optimum.end() ? std::nan("") : at->second, 4) +
            "</td><td class=\"n\">" + html::num(median, 4) + "</td><td class=\"n\">" + to(0.95) +
-           "</td><td class=\"n\">" + to(0.99) + "</td><td class=\"n" + (top ? " good" : "") + "\"" +
+           "</td><td class=\"n\">" + to(0.98) + "</td><td class=\"n\">" + to(0.99) +
+           "</td><td class=\"n" + (top ? " good" : "") + "\"" +
            (top ? " title=\"best score of this input\"" : "") + ">" + html::num(s.score, 3) +
            (top ? " &#9733;" : "") + "</td></tr>";
     }

@@ -40,7 +40,7 @@ struct AscendDeviceOptions {
 /// another has it), reads the kernel catalogue, and runs aoe::run_opat on an
 /// aoe::AscendBackend. `options.scope` is replaced by the device's (its SoC name and AI Core
 /// count). Writes one line to `out` describing the device and the catalogue. Returns
-/// run_opat's result (Errc::interrupted with `partial` set when options.stop was raised);
+/// run_opat's result (Errc::interrupted with `partial` set when options.run.stop was raised);
 /// errors of the device (Errc::busy, Errc::device_error, Errc::invalid_argument, codes of
 /// aoe::ascend::acl_category()) and of the catalogue (Errc::not_found, parse_error,
 /// schema_error) name what failed.

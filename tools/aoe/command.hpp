@@ -10,6 +10,7 @@
 #include <aoe/config/environment.hpp>
 #include <aoe/core/error.hpp>
 #include <aoe/jobs/detail/result_file.hpp>
+#include <aoe/jobs/job_skeleton.hpp>
 #include <aoe/repo/bank_access.hpp>
 
 #include <atomic>
@@ -148,8 +149,8 @@ void set_common_options(JobOptions& o, const Budget& budget, const CommonOptions
   o.budget = budget;
   o.seed = common.seed;
   o.repeat_tune = env.repeat_tune;
-  o.result_dir = env.work_path();
-  o.stop = io.stop;
+  o.run.result_dir = env.work_path();
+  o.run.stop = io.stop;
   if constexpr (requires { o.parallel; }) o.parallel = env.tuning_parallel_num;
   if constexpr (requires { o.tuned_model; }) {
     if (!common.output.empty()) o.tuned_model = std::filesystem::path(common.output);
@@ -168,12 +169,13 @@ struct TaskEvent {
   const std::string* error = nullptr;  ///< the reason, when the finished task failed
 };
 
-/// The TaskEvent of a job's `event` (OPAT's OpatEvent, SGAT's SgatEvent: index and count):
-/// `finished`, the report of the task that finished (null when it starts), whose error is
-/// given when it failed.
-template <class Event, class Report>
-[[nodiscard]] TaskEvent task_event(const Event& event, const Report* finished,
+/// The TaskEvent of a job's `event` (OPAT's OpatEvent, SGAT's SgatEvent): the report of the
+/// task that finished (none when it starts), whose error is given when it failed.
+template <class Report>
+[[nodiscard]] TaskEvent task_event(const aoe::JobTaskEvent<Report>& event,
                                    std::string_view bar_label, std::string what, std::string name) {
+  using Kind = typename aoe::JobTaskEvent<Report>::Kind;
+  const Report* finished = event.kind == Kind::finished ? event.report : nullptr;
   return TaskEvent{.index = event.index,
                    .count = event.count,
                    .finished = finished != nullptr,

@@ -204,10 +204,10 @@ int run_gdat_command(const CommonOptions& common, const GdatFlags& flags,
   aoe::GdatOptions o{.max_segments = static_cast<std::size_t>(flags.segments),
                      .exact = flags.exact};
   set_common_options(o, *budget, common, env, io);
-  if (io.executors != nullptr) o.executor = io.executors->gdat;  // mpirun: over the ranks
+  if (io.executors != nullptr) o.run.executor = io.executors->gdat;  // mpirun: over the ranks
   if (bar) {
-    o.on_progress = [&](std::size_t done, std::size_t count) {
-      draw_progress(io.out, done, count, "split search");
+    o.run.on_event = [&](const aoe::GdatEvent& e) {
+      draw_progress(io.out, e.evaluations, e.budget, "split search");
     };
   }
   const auto& c = *cluster;

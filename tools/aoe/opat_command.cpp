@@ -99,18 +99,16 @@ int opat_error_code(const aoe::ErrorInfo& e, bool on_ascend, const std::string& 
 std::function<void(const aoe::OpatEvent&)> opat_progress(const CommonOptions& common,
                                                          const Io& io) {
   const auto task = [](const aoe::OpatEvent& e) {
-    const bool finished = e.kind == aoe::OpatEvent::Kind::finished;
-    return task_event(e, finished ? e.op : nullptr, e.op_type, "operator",
-                      e.op_name + " (" + e.op_type + ")");
+    return task_event(e, e.op_type, "operator", e.name + " (" + e.op_type + ")");
   };
   const auto line = [&io](const aoe::OpatEvent& e, int verbosity) {
-    for (const auto& k : e.op->kinds) {
+    for (const auto& k : e.report->kinds) {
       io.out << aoe::to_string(k.kind) << " " << aoe::to_string(k.outcome) << " "
              << fixed(k.before_us, 3) << " us -> " << fixed(k.after_us, 3) << " us";
-      if (verbosity >= 3) io.out << " (" << e.op->evaluations << " evaluations)";
+      if (verbosity >= 3) io.out << " (" << e.report->evaluations << " evaluations)";
       io.out << "; ";
     }
-    if (!e.op->note.empty()) io.out << e.op->note;
+    if (!e.report->note.empty()) io.out << e.report->note;
   };
   return task_progress_callback<aoe::OpatEvent>(common, io, task, line);
 }
@@ -133,8 +131,8 @@ int run_opat_command(const CommonOptions& common, const OpatFlags& flags,
       return exit_input;
     }
   }
-  o.on_event = opat_progress(common, io);
-  if (io.executors != nullptr) o.executor = io.executors->opat;  // mpirun: over the ranks
+  o.run.on_event = opat_progress(common, io);
+  if (io.executors != nullptr) o.run.executor = io.executors->opat;  // mpirun: over the ranks
 
   aoe::KnowledgeBank bank({.custom_root = env.op_bank_root(),
                            .builtin_root = env.builtin_bank_root(),

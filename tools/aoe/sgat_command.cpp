@@ -28,11 +28,11 @@ namespace {
 std::function<void(const aoe::SgatEvent&)> sgat_progress(const CommonOptions& common,
                                                          const Io& io) {
   const auto task = [](const aoe::SgatEvent& e) {
-    const auto* done = e.kind == aoe::SgatEvent::Kind::finished ? e.subgraph : nullptr;
-    return task_event(e, done, e.name, "subgraph", done != nullptr ? done->name : e.name);
+    const bool done = e.kind == aoe::SgatEvent::Kind::finished;
+    return task_event(e, e.name, "subgraph", done ? e.report->name : e.name);
   };
   const auto line = [&io](const aoe::SgatEvent& e, int verbosity) {
-    const auto& s = *e.subgraph;
+    const auto& s = *e.report;
     io.out << aoe::to_string(s.outcome) << " " << fixed(s.before_ms * 1e3, 3) << " us -> "
            << fixed(s.after_ms * 1e3, 3) << " us, repo_key " << s.repo_key;
     if (verbosity >= 3) io.out << " (" << s.evaluations << " evaluations; " << s.strategy << ")";
@@ -50,8 +50,8 @@ int run_sgat_command(const CommonOptions& common, const SgatFlags& flags,
       start_model_job(aoe::make_search(common.search_or("evolutionary")),
                       aoe::sgat_budget_preset(common.optimization_level), common, env, io, o, code);
   if (!graph) return code;
-  o.on_event = sgat_progress(common, io);
-  if (io.executors != nullptr) o.executor = io.executors->sgat;  // mpirun: over the ranks
+  o.run.on_event = sgat_progress(common, io);
+  if (io.executors != nullptr) o.run.executor = io.executors->sgat;  // mpirun: over the ranks
 
   const int verbosity = common.verbosity();
   if (verbosity >= 1 && soc.split) {

@@ -105,6 +105,18 @@ struct JobBudgetPresets {
   }
 };
 
+/// What a job that tunes tasks one after another (OPAT's operators, SGAT's subgraphs) tells its
+/// progress display (`JobRun::on_event`): task `index` of `count` started, or finished with its
+/// report.
+template <class TaskReport>
+struct JobTaskEvent {
+  enum class Kind : std::uint8_t { started, finished } kind = Kind::started;
+  std::size_t index = 0;               ///< of the task, 0-based
+  std::size_t count = 0;               ///< tasks in the job
+  const TaskReport* report = nullptr;  ///< on finished
+  std::string name;                    ///< the task's: the operator's or the subgraph's
+};
+
 /// How long a tuning step may go on: its budget, the batch size, the job's stop flag and a
 /// progress callback (evaluations so far, budget) called after each batch.
 struct StepLimits {
@@ -344,6 +356,14 @@ template <class StoreFound, class StoreDefault>
   }
   return Accounting{not_written, false};
 }
+
+/// What every job produced: its report and the result file its JobFrame wrote. A job that also
+/// writes a tuned model (OPAT, SGAT) adds its path.
+template <class Report>
+struct JobResult {
+  Report report;
+  std::filesystem::path result_file;
+};
 
 /// A job's result file while it runs: named and stamped at the start, rewritten atomically
 /// (valid at every moment; not fsynced, a job rewrites it), and written durably at the end

@@ -110,8 +110,8 @@ class MpiStepQueue final : public StepQueue<Request, Reply> {
 
 }  // namespace detail
 
-/// Rank 0's side: the executors of the three jobs (OpatOptions::executor, ...) over one work
-/// queue. Constructing it is collective with `serve_jobs` on every other rank; destroying it
+/// Rank 0's side: the executors of the three jobs (OpatOptions::run.executor, ...) over one
+/// work queue. Constructing it is collective with `serve_jobs` on every other rank; destroying it
 /// (after the job, or on an exception) makes them return. With one rank, everything runs on
 /// rank 0 and the outputs are those of the default (in-process) executor.
 class JobExecutor {

@@ -22,6 +22,7 @@
 #include "aoe/jobs/gdat/split_measure.hpp"
 #include "aoe/jobs/gdat/split_space.hpp"
 #include "aoe/jobs/gdat/split_strategy.hpp"
+#include "aoe/jobs/job_run.hpp"
 #include "aoe/jobs/job_skeleton.hpp"
 
 #include <unistd.h>
@@ -76,6 +77,13 @@ struct GdatMeasureRequest {
   return gdat::SplitMeasure(model, space).measure(SpaceView(space.space()), batch);
 }
 
+/// What happened, for a progress display: a batch of the split search was measured,
+/// `evaluations` of the `budget` so far.
+struct GdatEvent {
+  std::size_t evaluations = 0;
+  std::size_t budget = 0;
+};
+
 /// Options of a GDAT job. Aggregate: `aoe::GdatOptions{.max_segments = 4}`.
 struct GdatOptions {
   std::size_t max_segments = gdat::max_split_segments;  ///< --segments: 1 to 8
@@ -87,24 +95,15 @@ struct GdatOptions {
   /// search's best. Off by default, so that the result is what the search earned and the report's
   /// gap measures the search.
   bool exact = false;
-  /// Record the default split in the bank when nothing better is found (provenance policy
-  /// "default"), so that the next job is a hit instead of a new search. AOE writes nothing.
-  bool record_unsatisfied = true;
-  std::size_t batch_size = 8;               ///< candidates proposed and measured together
-  std::filesystem::path result_dir = ".";   ///< ASCEND_WORK_PATH or the working directory
-  const std::atomic<bool>* stop = nullptr;  ///< set by SIGINT/SIGTERM: end cleanly
-  /// Called after each batch of the search with the evaluations so far and the budget.
-  std::function<void(std::size_t evaluations, std::size_t budget)> on_progress{};
-  /// Where the search's batches are measured: in this process (empty, the default) or spread
-  /// over MPI ranks, each batch in one part per rank (aoe::mpi::JobExecutor). The same result.
-  StepExecutor<GdatMeasureRequest, std::vector<Measurement>> executor{};
+  std::size_t batch_size = 8;  ///< candidates proposed and measured together
+  /// The work directory, whether the default split is recorded when nothing better is found,
+  /// the stop flag, the progress callback (after each batch of the search) and where the
+  /// search's batches are measured (spread over MPI ranks, each batch in one part per rank).
+  JobRun<GdatEvent, GdatMeasureRequest, std::vector<Measurement>> run{};
 };
 
-/// What a job produced.
-struct GdatJobResult {
-  GdatReport report;
-  std::filesystem::path result_file;
-};
+/// What a job produced: the report and the result file.
+using GdatJobResult = JobResult<GdatReport>;
 
 namespace detail {
 
@@ -114,7 +113,7 @@ class GdatMeasure {
  public:
   GdatMeasure(gdat::SplitMeasure local, const GdatOptions& options,
               std::shared_ptr<const GdatContext> context)
-      : local_(local), executor_(&options.executor), context_(std::move(context)) {}
+      : local_(local), executor_(&options.run.executor), context_(std::move(context)) {}
 
   std::vector<Measurement> measure(SpaceView view, std::span<const Configuration> batch) {
     if (!executor_->run || executor_->ranks < 2) return local_.measure(view, batch);
@@ -220,7 +219,7 @@ struct GdatTask {
   const gdat::GradientProfile& profile;
   const gdat::IterationModel& model;
   std::string cluster_key;
-  std::shared_ptr<const GdatContext> context;  ///< for other ranks (options.executor)
+  std::shared_ptr<const GdatContext> context;  ///< for other ranks (options.run.executor)
   [[nodiscard]] GdatSplit summary(const gdat::SplitStrategy& s) const {
     return GdatSplit{s, s.size_percentages(profile), model.seconds(s)};
   }
@@ -254,6 +253,12 @@ struct GdatTask {
   }
   auto search = make_gdat_search(options.search, start);
   if (!search) throw Error(Errc::invalid_argument, search.error().message);  // checked by run_gdat
+  std::function<void(std::size_t, std::size_t)> progress;  // after each batch: a GdatEvent
+  if (options.run.on_event) {
+    progress = [&options](std::size_t evaluations, std::size_t budget) {
+      options.run.on_event(GdatEvent{.evaluations = evaluations, .budget = budget});
+    };
+  }
   // The tuning step (job_skeleton.hpp): an executor may run it elsewhere.
   const TuningResult r =
       tune_step(space.space(), std::move(*search),
@@ -261,7 +266,7 @@ struct GdatTask {
                     GdatMeasure(gdat::SplitMeasure(task.model, space), options, task.context),
                     std::move(known)),
                 derive_seed(options.seed, fnv1a(rep.model_hash + task.cluster_key)),
-                StepLimits{options.budget, options.batch_size, options.stop, &options.on_progress});
+                StepLimits{options.budget, options.batch_size, options.run.stop, &progress});
   rep.evaluations = r.history.size();
   if (r.reason == StopReason::observer) {
     if (r.found()) rep.search_best = task.summary(space.decode(*r.best_configuration));
@@ -313,7 +318,7 @@ inline void gdat_describe(const GdatTask& task, const gdat::Cluster& cluster,
 }  // namespace detail
 
 /// Runs GDAT. Errors: invalid options or inputs (Errc::invalid_argument, naming the option or
-/// the field), the bank and the result file (the environment). When `options.stop` is set
+/// the field), the bank and the result file (the environment). When `options.run.stop` is set
 /// during the search, the job ends after the current batch with the report marked "tune tuning
 /// incomplete" and returns Errc::interrupted, with the job so far in `partial`.
 [[nodiscard]] inline Result<GdatJobResult> run_gdat(const gdat::GradientProfile& profile,
@@ -325,14 +330,14 @@ inline void gdat_describe(const GdatTask& task, const gdat::Cluster& cluster,
   if (auto search = make_gdat_search(options.search); !search) return search.error();
   GdatJobResult job;
   GdatReport& rep = job.report;
-  auto frame = JobFrame<GdatReport>::start(rep, profile.name, options.result_dir, "gdat");
+  auto frame = JobFrame<GdatReport>::start(rep, profile.name, options.run.result_dir, "gdat");
   if (!frame) return frame.error();
   job.result_file = frame->result_file();
   if (auto ok = bank.check_writable(); !ok) return ok.error();
   const gdat::IterationModel model(profile, cluster);
   const detail::GdatTask task{
       profile, model, gdat_cluster_key(cluster, options.max_segments),
-      options.executor.run
+      options.run.executor.run
           ? std::make_shared<const GdatContext>(GdatContext{profile, cluster, options.max_segments})
           : nullptr};
   detail::gdat_describe(task, cluster, options, rep);
@@ -368,7 +373,7 @@ inline void gdat_describe(const GdatTask& task, const gdat::Cluster& cluster,
     };
     auto acc = account(
         stored.has_value(), false, !reference || gdat::faster(best->seconds, reference->seconds),
-        options.record_unsatisfied,
+        options.run.record_unsatisfied,
         [&] { return record(*best, source == "exact" ? "exact" : options.search); },
         [&] { return record(*reference, "default"); });
     if (!acc) return acc.error();

@@ -9,6 +9,7 @@
 // job's folder bring what they use; OPAT adds:
 #include "aoe/graph/fusion.hpp"
 #include "aoe/jobs/detail/transfer.hpp"
+#include "aoe/jobs/job_run.hpp"
 #include "aoe/jobs/job_skeleton.hpp"
 #include "aoe/jobs/opat/opat_report.hpp"
 #include "aoe/jobs/parallel_measure.hpp"
@@ -54,14 +55,9 @@ inline constexpr JobBudgetPresets opat_budget_preset{.o2 = {.evaluations = 400, 
   return make_search(name, start);
 }
 
-/// What happened, for a progress display.
-struct OpatEvent {
-  enum class Kind : std::uint8_t { started, finished } kind = Kind::started;
-  std::size_t index = 0;                   ///< of the operator, 0-based
-  std::size_t count = 0;                   ///< operators in the job
-  const OpatOperatorReport* op = nullptr;  ///< on finished
-  std::string op_name;
-  std::string op_type;
+/// What happened, for a progress display: an operator started or finished, and its type.
+struct OpatEvent : JobTaskEvent<OpatOperatorReport> {
+  std::string op_type;  ///< the operator's (fused) type
 };
 
 /// The tuning step of one knowledge kind of one operator, as any rank can run it
@@ -111,27 +107,18 @@ struct OpatOptions {
   /// the most similar operators (the bank as it stood when the job started, then operators
   /// tuned earlier in this job; other SoCs' banks after this SoC's). 0: no similar operators.
   std::size_t transfer_hints = 4;
-  /// Record an unsatisfied operator (nothing better than the default found) in the bank with
-  /// the default policy (provenance policy "default"), so the next job counts it as a hit
-  /// instead of tuning it again. AOE writes nothing for it; false does the same.
-  bool record_unsatisfied = true;
   /// --tune_ops_file: only operators with one of these names, or whose (fused) type contains
   /// one of these types, are tuned; both empty means all.
   std::vector<std::string> tune_ops_names{};
   std::vector<std::string> tune_ops_types{};
-  std::filesystem::path result_dir = ".";  ///< ASCEND_WORK_PATH or the working dir
   std::optional<std::filesystem::path> tuned_model = std::nullopt;  ///< --output
-  const std::atomic<bool>* stop = nullptr;           ///< set by SIGINT/SIGTERM: end cleanly
-  std::function<void(const OpatEvent&)> on_event{};  ///< progress
-  /// Where the tuning steps run: in this process (empty, the default) or over MPI ranks
-  /// (aoe::mpi::JobExecutor, docs/distributed.md). The outputs are the same.
-  StepExecutor<OpatStepRequest, StepOutcome> executor{};
+  /// The work directory, whether an unsatisfied operator (nothing faster than its default
+  /// found) is recorded, the stop flag, the progress callback and where the steps run.
+  JobRun<OpatEvent, OpatStepRequest, StepOutcome> run{};
 };
 
-/// What a job produced.
-struct OpatJobResult {
-  OpatReport report;
-  std::filesystem::path result_file;
+/// What a job produced: the report, the result file and the tuned model.
+struct OpatJobResult : JobResult<OpatReport> {
   std::filesystem::path tuned_model_file;
 };
 
@@ -639,7 +626,7 @@ template <class Runner>
                       k.stale);
   };
   auto acc = account(
-      k.stored.has_value(), false, r.better.has_value() && used, options.record_unsatisfied,
+      k.stored.has_value(), false, r.better.has_value() && used, options.run.record_unsatisfied,
       [&] { return record(*r.better, r.better_value, policy); },
       [&] { return record(k.def.configuration, k.def.measurement.value, "default"); });
   if (!acc) return acc.error();
@@ -648,7 +635,7 @@ template <class Runner>
     r.perf.after_us = r.better_value * 1e6;
     job.hints.add(k.kind, operator_key_text(op, options.impl_mode), space.named_values(*r.better),
                   true);
-  } else if (!k.stored && !options.record_unsatisfied) {
+  } else if (!k.stored && !options.run.record_unsatisfied) {
     job.unsatisfied_in_job.emplace(k.key, r.perf);
   }
   return {};
@@ -800,9 +787,9 @@ template <class Backend>
 /// `Result<R>` for a runner R with `space()`, `default_configuration()` and a thread-safe
 /// `evaluate(const Configuration&) const -> Measurement` (aoe::Runner<device::Simulator> through
 /// jobs/simulator_backend.hpp). The operators are tuned in a pipeline (job_skeleton.hpp), their
-/// steps run by `options.executor` (here, or over MPI ranks). Errors are those of the
+/// steps run by `options.run.executor` (here, or over MPI ranks). Errors are those of the
 /// environment (bank, result file); an operator that cannot be tuned is reported in
-/// `tuning_failed_operators` and the job goes on. When `options.stop` is set during the job,
+/// `tuning_failed_operators` and the job goes on. When `options.run.stop` is set during the job,
 /// the job ends after the current batch with the report marked "tune tuning incomplete" and
 /// returns Errc::interrupted with the result in `partial`. The result file is written durably at
 /// the end (JobFrame::finish); the tuned model is renamed into place (atomic, not fsynced).
@@ -812,7 +799,7 @@ template <class Backend>
                                              OpatJobResult* partial = nullptr) {
   OpatJobResult out;
   auto frame = start_job(
-      out.report, graph.name, options.result_dir, "opat",
+      out.report, graph.name, options.run.result_dir, "opat",
       [&] { return bank.check_writable(options.scope, detail::opat_kinds(options)); },
       [&]() -> Result<void> {
         if (auto s = make_opat_search(options.search); !s) return s.error();
@@ -821,26 +808,26 @@ template <class Backend>
   if (!frame) return frame.error();
   out.result_file = frame->result_file();
   out.tuned_model_file = options.tuned_model.value_or(
-      default_tuned_model_path(options.result_dir, graph.name, out.report.timestamp));
+      default_tuned_model_path(options.run.result_dir, graph.name, out.report.timestamp));
   auto job = detail::opat_job_state(bank, options);
   if (!job) return job.error();
   const auto fused = fuse(graph);
   const std::vector<std::size_t> tasks = detail::opat_tasks(fused, options);
   if (auto ok = frame->write(); !ok) return ok.error();
   std::vector<TunedOperator> tuned;
-  const auto stopping = [&] { return options.stop != nullptr && options.stop->load(); };
+  const auto stopping = [&] { return options.run.stop != nullptr && options.run.stop->load(); };
   const auto event = [&](OpatEvent::Kind kind, std::size_t t, const OpatOperatorReport* op) {
-    if (options.on_event) {
+    if (options.run.on_event) {
       const auto& o = fused[tasks[t]].op;
-      options.on_event({kind, t, tasks.size(), op, o.name, o.type});
+      options.run.on_event(OpatEvent{{kind, t, tasks.size(), op, o.name}, o.type});
     }
   };
   const StepFunction<OpatStepRequest, StepOutcome> local = [&](const OpatStepRequest& q) {
-    return opat_step(backend, fused[q.op].op, q, options.stop);
+    return opat_step(backend, fused[q.op].op, q, options.run.stop);
   };
   // The pipeline (job_skeleton.hpp): tasks are planned, and their steps queued, while fewer
   // than job_pipeline_depth searching steps are planned and not accounted; accounted in order.
-  const auto queue = make_step_queue(options.executor, local);
+  const auto queue = make_step_queue(options.run.executor, local);
   std::deque<detail::OpatOperatorPlan<detail::opat_runner_t<Backend>>> planned;
   detail::OpatPipeline pipe;
   std::size_t next = 0;

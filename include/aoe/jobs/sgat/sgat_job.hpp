@@ -9,6 +9,7 @@
 // What every job uses comes with the skeleton (job_skeleton.hpp), and the pieces of this
 // job's folder bring what they use; SGAT adds:
 #include "aoe/jobs/detail/transfer.hpp"
+#include "aoe/jobs/job_run.hpp"
 #include "aoe/jobs/job_skeleton.hpp"
 #include "aoe/jobs/parallel_measure.hpp"
 #include "aoe/jobs/sgat/graph_bank.hpp"
@@ -31,14 +32,8 @@ namespace aoe {
 inline constexpr JobBudgetPresets sgat_budget_preset{.o2 = {.evaluations = 240, .patience = 96},
                                                      .o1 = {.evaluations = 960, .patience = 384}};
 
-/// What happened, for a progress display.
-struct SgatEvent {
-  enum class Kind : std::uint8_t { started, finished } kind = Kind::started;
-  std::size_t index = 0;                         ///< of the subgraph, 0-based
-  std::size_t count = 0;                         ///< subgraphs in the model
-  const SgatSubgraphReport* subgraph = nullptr;  ///< on finished
-  std::string name;
-};
+/// What happened, for a progress display: a subgraph started or finished.
+using SgatEvent = JobTaskEvent<SgatSubgraphReport>;
 
 /// The tuning step of one subgraph, as any rank can run it (`sgat_step`): the subgraph by its
 /// index in `sgat_tasks` (which the split and space options decide), and everything else the
@@ -70,23 +65,14 @@ struct SgatOptions {
   SplitOptions split{};
   int parallel = 8;            ///< TUNING_PARALLEL_NUM
   std::size_t batch_size = 8;  ///< strategies proposed and scored together
-  /// Record an unsatisfied subgraph (nothing faster than the untuned graph) in the bank with
-  /// the untuned strategy (provenance policy "default"), so the next job counts it as a hit
-  /// instead of tuning it again. AOE writes nothing for it; false does the same.
-  bool record_unsatisfied = true;
-  std::filesystem::path result_dir = ".";  ///< ASCEND_WORK_PATH or the working dir
   std::optional<std::filesystem::path> tuned_model = std::nullopt;  ///< --output
-  const std::atomic<bool>* stop = nullptr;           ///< set by SIGINT/SIGTERM: end cleanly
-  std::function<void(const SgatEvent&)> on_event{};  ///< progress
-  /// Where the tuning steps run: in this process (empty, the default) or over MPI ranks
-  /// (aoe::mpi::JobExecutor, docs/distributed.md). The outputs are the same.
-  StepExecutor<SgatStepRequest, StepOutcome> executor{};
+  /// The work directory, whether an unsatisfied subgraph (nothing faster than the untuned
+  /// graph) is recorded, the stop flag, the progress callback and where the steps run.
+  JobRun<SgatEvent, SgatStepRequest, StepOutcome> run{};
 };
 
-/// What a job produced.
-struct SgatJobResult {
-  SgatReport report;
-  std::filesystem::path result_file;
+/// What a job produced: the report, the result file and the tuned model.
+struct SgatJobResult : JobResult<SgatReport> {
   std::filesystem::path tuned_model_file;
   std::size_t subgraphs = 0;  ///< in the model
 };
@@ -375,13 +361,13 @@ struct SgatWave {
   };
   auto acc = account(
       plan.stored.has_value(), false, r.found() && r.best_value < use_value,
-      options.record_unsatisfied,
+      options.run.record_unsatisfied,
       [&] { return record(*r.best_configuration, r.best_value, r.policy); },
       [&] { return record(def, base, "default"); });
   if (!acc) return acc.error();
   rep.outcome = acc->outcome;
   if (acc->use_found) std::tie(use, use_value) = std::pair{*r.best_configuration, r.best_value};
-  if (!plan.stored && !acc->use_found && !options.record_unsatisfied) {
+  if (!plan.stored && !acc->use_found && !options.run.record_unsatisfied) {
     job.unsatisfied_in_job.insert(task.key.hash);
   }
   return {};
@@ -473,10 +459,10 @@ struct SgatWave {
 }
 
 /// Runs SGAT on `graph` for `soc`, with the graph bank `bank`. The subgraphs are tuned in waves
-/// (job_skeleton.hpp), their steps run by `options.executor` (here, or over MPI ranks). Errors
+/// (job_skeleton.hpp), their steps run by `options.run.executor` (here, or over MPI ranks). Errors
 /// are those of the environment (bank, work directory, result file) and a bad search name; a
 /// subgraph that cannot be timed (an operator the simulator has no model for) is reported in
-/// `tuning_failed_subgraphs` and the job goes on. When `options.stop` is set during the job,
+/// `tuning_failed_subgraphs` and the job goes on. When `options.run.stop` is set during the job,
 /// the job ends after the current batch with the report saying "tune tuning incomplete" and
 /// returns Errc::interrupted with the result in `partial`.
 [[nodiscard]] inline Result<SgatJobResult> run_sgat(const Graph& graph, const sim::Soc& soc,
@@ -484,7 +470,7 @@ struct SgatWave {
                                                     SgatJobResult* partial = nullptr) {
   SgatJobResult out;
   auto frame = start_job(
-      out.report, graph.name, options.result_dir, "sgat",
+      out.report, graph.name, options.run.result_dir, "sgat",
       [&]() -> Result<void> {
         if (auto s = make_search(options.search); !s) return s.error();
         return {};
@@ -493,19 +479,20 @@ struct SgatWave {
   if (!frame) return frame.error();
   out.result_file = frame->result_file();
   out.tuned_model_file = options.tuned_model.value_or(
-      default_tuned_model_path(options.result_dir, graph.name, out.report.timestamp));
+      default_tuned_model_path(options.run.result_dir, graph.name, out.report.timestamp));
   const auto tasks = detail::sgat_tasks(graph, soc, options, out.report.baseline_ms);
   out.subgraphs = tasks.size();
   if (auto ok = frame->write(); !ok) return ok.error();
   // The tuned model: the graph with each subgraph's strategy on its nodes.
   boost::json::object model = tuned_model_json(graph, {});
   detail::SgatJobState job{graph.name, {}, {}};
-  const auto stopping = [&] { return options.stop != nullptr && options.stop->load(); };
+  const auto stopping = [&] { return options.run.stop != nullptr && options.run.stop->load(); };
   const auto event = [&](SgatEvent::Kind kind, std::size_t i, const SgatSubgraphReport* s) {
-    if (options.on_event) options.on_event({kind, i, tasks.size(), s, tasks[i].subgraph.name});
+    if (options.run.on_event)
+      options.run.on_event({kind, i, tasks.size(), s, tasks[i].subgraph.name});
   };
   const StepFunction<SgatStepRequest, StepOutcome> local = [&](const SgatStepRequest& q) {
-    return sgat_step(tasks[q.subgraph], q, options.stop);
+    return sgat_step(tasks[q.subgraph], q, options.run.stop);
   };
   bool interrupted = false;
   for (std::size_t w = 0; w < tasks.size() && !interrupted && !stopping(); w += job_wave_width) {
@@ -518,7 +505,7 @@ struct SgatWave {
       if (!plan) return plan.error();
       plans.push_back(std::move(*plan));
     }
-    auto steps = run_steps(options.executor, std::span<const SgatStepRequest>(wave.requests),
+    auto steps = run_steps(options.run.executor, std::span<const SgatStepRequest>(wave.requests),
                            std::span<const double>(wave.costs), local);
     for (std::size_t i = w; i < end && !interrupted; ++i) {
       const auto& plan = plans[i - w];
