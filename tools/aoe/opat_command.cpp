@@ -102,13 +102,14 @@ std::function<void(const aoe::OpatEvent&)> opat_progress(const CommonOptions& co
     return task_event(e, e.op_type, "operator", e.name + " (" + e.op_type + ")");
   };
   const auto line = [&io](const aoe::OpatEvent& e, int verbosity) {
+    const char* separator = "";
     for (const auto& k : e.report->kinds) {
-      io.out << aoe::to_string(k.kind) << " " << aoe::to_string(k.outcome) << " "
+      io.out << separator << aoe::to_string(k.kind) << " " << aoe::to_string(k.outcome) << " "
              << fixed(k.before_us, 3) << " us -> " << fixed(k.after_us, 3) << " us";
       if (verbosity >= 3) io.out << " (" << e.report->evaluations << " evaluations)";
-      io.out << "; ";
+      separator = "; ";
     }
-    if (!e.report->note.empty()) io.out << e.report->note;
+    if (!e.report->note.empty()) io.out << separator << e.report->note;
   };
   return task_progress_callback<aoe::OpatEvent>(common, io, task, line);
 }
