@@ -265,8 +265,9 @@ TEST_CASE("tuned model: the tree's way after megabytes written, no temporary fil
   // A parameter named twice in the last operator: the stream gives up, the tree's text is
   // written.
   g.nodes.back().attributes.clear();
-  ops.back().knowledge.front().second.push_back(
-      aoe::NamedValue{"block_dim", aoe::Value(std::int64_t{8})});
+  auto kinds = ops.back().knowledge.kinds();
+  kinds.front().second.push_back(aoe::NamedValue{"block_dim", aoe::Value(std::int64_t{8})});
+  ops.back().knowledge = std::move(kinds);
   REQUIRE(aoe::write_tuned_model(g, ops, file).has_value());
   CHECK_FALSE(aoe::detail::tuned_model_text(g, ops).has_value());
   CHECK(read_file(file) == reference(g, ops));

@@ -10,6 +10,7 @@
 #include "aoe/graph/graph.hpp"
 #include "aoe/graph/loader.hpp"
 #include "aoe/io/atomic_file.hpp"
+#include "aoe/jobs/chosen_knowledge.hpp"
 #include "aoe/repo/knowledge_bank.hpp"
 #include "aoe/space/value.hpp"
 
@@ -39,7 +40,7 @@ struct TunedOperator {
   std::string name;
   std::string type;
   /// Per knowledge kind ("Schedule", ...): the parameters in use after the job.
-  std::vector<std::pair<std::string, std::vector<NamedValue>>> knowledge;
+  ChosenKnowledge knowledge;
   double default_us = 0;
   double result_us = 0;
 };
