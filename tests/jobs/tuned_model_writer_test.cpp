@@ -273,3 +273,33 @@ TEST_CASE("tuned model: the tree's way after megabytes written, no temporary fil
   CHECK(read_file(file) == reference(g, ops));
   CHECK(temporaries(dir.path()) == 0);
 }
+
+TEST_CASE("tuned model text: a loaded graph's tensor numbers tell its tensors apart, or names do") {
+  const auto [built, ops] = large_tuned_model(3001);
+  const auto text = aoe::detail::tuned_model_text(built, {});
+  REQUIRE(text.has_value());
+  auto loaded = aoe::parse_graph(*text, "large.json");
+  REQUIRE(loaded.has_value());
+  REQUIRE(loaded->tensor_ids.size() == aoe::detail::tensor_references(*loaded));
+  CHECK_FALSE(aoe::detail::names_by_loader_number(*loaded, loaded->tensor_ids.size()).empty());
+  CHECK(aoe::detail::tuned_model_text(*loaded, {}) == text);
+  check_same(*loaded, ops);
+
+  // A tensor renamed everywhere: the numbers still hold. One reference renamed: they do not,
+  // and the names are hashed. Numbers of another graph: not used.
+  auto renamed = *loaded;
+  renamed.nodes[7].outputs[0].name = "renamed";
+  renamed.nodes[8].inputs[0].name = "renamed";
+  CHECK_FALSE(aoe::detail::names_by_loader_number(renamed, renamed.tensor_ids.size()).empty());
+  check_same(renamed, ops);
+  renamed.nodes[9].inputs[0].name = "t7";  // reads t7, not t8, under t8's number
+  CHECK(aoe::detail::names_by_loader_number(renamed, renamed.tensor_ids.size()).empty());
+  check_same(renamed, ops);
+  auto other = *loaded;
+  other.tensor_ids.pop_back();
+  CHECK(aoe::detail::names_by_loader_number(other, aoe::detail::tensor_references(other)).empty());
+  check_same(other, ops);
+  other.tensor_ids = loaded->tensor_ids;
+  other.tensor_ids.back() = static_cast<std::uint32_t>(other.tensor_count);  // out of range
+  check_same(other, ops);
+}

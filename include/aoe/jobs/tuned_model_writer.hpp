@@ -298,16 +298,42 @@ template <class Out>
   return references;
 }
 
+/// By the loader's tensor number (Graph::tensor_ids), the name of its first reference, when the
+/// numbers hold for `g` as GraphIndex takes them: one per reference, each below tensor_count,
+/// every reference of a number named as its first. Empty otherwise (a graph built or edited in
+/// code): the names are then hashed.
+[[nodiscard]] inline std::vector<std::string_view> names_by_loader_number(const Graph& g,
+                                                                          std::size_t references) {
+  if (g.tensor_ids.size() != references || g.tensor_count == 0) return {};
+  std::vector<std::string_view> first(g.tensor_count);  // a null view: not referenced yet
+  std::size_t at = 0;
+  for (const auto& n : g.nodes) {
+    for (const auto* side : {&n.inputs, &n.outputs}) {
+      for (const auto& t : *side) {
+        const std::uint32_t number = g.tensor_ids[at++];
+        if (number >= first.size()) return {};
+        std::string_view& name = first[number];
+        if (name.data() == nullptr) {
+          name = t.name;
+        } else if (name != t.name) {
+          return {};
+        }
+      }
+    }
+  }
+  return first;
+}
+
 /// The "tensors" object: tensors in order of first reference (a node's inputs, then its
-/// outputs), each described as where it is first referenced.
+/// outputs), each described as where it is first referenced. A loaded graph's tensors are
+/// told apart by the loader's numbers (names_by_loader_number), others by name in a flat table:
+/// hashing every reference's name into a table of 10^6 tensors misses the caches.
 template <class Out>
 void append_tensors(JsonAppender<Out>& w, const Graph& g, std::size_t references) {
   w.raw("{");
-  NameTable seen;
-  seen.reserve(references / 2 + 1);
+  std::size_t written = 0;
   const auto tensor = [&](const TensorRef& t) {
-    if (!seen.insert(t.name).second) return;
-    if (seen.size() > 1) w.raw(",");
+    if (written++ > 0) w.raw(",");
     w.string(t.name);
     w.raw(":{\"shape\":[");
     for (std::size_t k = 0; k < t.desc.shape.size(); ++k) {
@@ -320,9 +346,29 @@ void append_tensors(JsonAppender<Out>& w, const Graph& g, std::size_t references
     w.string(to_string(t.desc.format));
     w.raw("}");
   };
-  for (const auto& n : g.nodes) {
-    for (const auto& t : n.inputs) tensor(t);
-    for (const auto& t : n.outputs) tensor(t);
+  if (const auto numbered = names_by_loader_number(g, references); !numbered.empty()) {
+    std::vector<bool> seen(numbered.size(), false);
+    std::size_t at = 0;
+    for (const auto& n : g.nodes) {
+      for (const auto* side : {&n.inputs, &n.outputs}) {
+        for (const auto& t : *side) {
+          const std::uint32_t number = g.tensor_ids[at++];
+          if (seen[number]) continue;
+          seen[number] = true;
+          tensor(t);
+        }
+      }
+    }
+  } else {
+    NameTable seen;
+    seen.reserve(references / 2 + 1);
+    for (const auto& n : g.nodes) {
+      for (const auto* side : {&n.inputs, &n.outputs}) {
+        for (const auto& t : *side) {
+          if (seen.insert(t.name).second) tensor(t);
+        }
+      }
+    }
   }
   w.raw("}");
 }
