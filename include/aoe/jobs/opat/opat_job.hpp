@@ -293,32 +293,21 @@ class KnowledgeShare {
   }
 
  private:
+  // Only tells lists apart within the process (the standard library's hashes): no output
+  // depends on it.
   [[nodiscard]] static std::uint64_t hash(const std::vector<ChosenKnowledge::value_type>& kinds) {
-    std::uint64_t h = 1469598103934665603ULL;  // FNV-1a
-    const auto bytes = [&h](const void* data, std::size_t n) {
-      const auto* p = static_cast<const unsigned char*>(data);
-      for (std::size_t i = 0; i < n; ++i) {
-        h ^= p[i];
-        h *= 1099511628211ULL;
-      }
-    };
-    const auto text = [&bytes](std::string_view s) {
-      const std::size_t n = s.size();
-      bytes(&n, sizeof n);
-      bytes(s.data(), n);
-    };
+    std::uint64_t h = kinds.size();
+    const auto mix = [&h](std::uint64_t x) { h = (h ^ x) * 0x9E3779B97F4A7C15ULL; };
     for (const auto& [kind, values] : kinds) {
-      text(kind);
+      mix(std::hash<std::string_view>{}(kind));
       for (const auto& nv : values) {
-        text(nv.name);
+        mix(std::hash<std::string_view>{}(nv.name));
         if (nv.value.is_text()) {
-          text(nv.value.as_text());
+          mix(std::hash<std::string_view>{}(nv.value.as_text()));
         } else if (nv.value.is_integer()) {
-          const std::int64_t i = nv.value.as_integer();
-          bytes(&i, sizeof i);
+          mix(static_cast<std::uint64_t>(nv.value.as_integer()));
         } else {
-          const double d = nv.value.as_real();
-          bytes(&d, sizeof d);
+          mix(std::hash<double>{}(nv.value.as_real()));
         }
       }
     }
