@@ -235,6 +235,11 @@ class AtomicFileSink {
   std::string buffer_;
 };
 
+/// A callable that writes a file's content into an AtomicFileSink: Result<void> fill(sink), an
+/// error when the content cannot be made.
+template <class F>
+concept atomic_file_fill = std::is_invocable_r_v<Result<void>, F&, AtomicFileSink&>;
+
 /// Writes to `file` atomically what `fill(AtomicFileSink&)` writes into its sink: a temporary
 /// file in the same directory (O_EXCL, O_NOFOLLOW, an unpredictable name), filled, fsync, rename
 /// over the target, fsync of the directory. `durable = false` skips the two fsyncs: still atomic
@@ -244,9 +249,9 @@ class AtomicFileSink {
 /// fails (a full disk). When the fill returns an error, that error is returned unchanged (after
 /// a failed write, which is named instead); in every error, and when the fill throws, the
 /// temporary file is removed and the target is left as it was.
-template <class Fill>
-requires std::is_invocable_r_v<Result<void>, Fill&, AtomicFileSink&> [[nodiscard]] Result<void>
-write_file_atomically(const std::filesystem::path& file, Fill&& fill, bool durable = true) {
+template <atomic_file_fill Fill>
+[[nodiscard]] Result<void> write_file_atomically(const std::filesystem::path& file, Fill&& fill,
+                                                 bool durable = true) {
   const std::filesystem::path dir = file.parent_path();
   const std::string dir_text = dir.empty() ? std::string(".") : dir.string();
   const std::string name = file.filename().string();
