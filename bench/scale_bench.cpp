@@ -24,9 +24,14 @@
 // is recorded only when named).
 //
 // Output: {"benchmark": "scale_bench", "budget": N, "parallel": N, "results": [{"shape",
-// "nodes", "stage", "seconds", "seconds_per_node", "cpu_seconds", "cpu_seconds_per_node"},
-// ...]}: wall seconds, and the process's CPU seconds (all threads; on a shared machine the
-// steadier of the two); for the profile, "nodes" counts gradients. Progress goes to stderr.
+// "nodes", "stage", "seconds", "seconds_per_node", "cpu_seconds", "cpu_seconds_per_node",
+// "page_faults_per_node", "peak_rss_bytes"[, "marginal_seconds_per_node",
+// "marginal_cpu_seconds_per_node"]}, ...]}: wall seconds, and the process's CPU seconds (all
+// threads; on a shared machine the steadier of the two); for the profile, "nodes" counts
+// gradients. The marginal figures, from the second size of a shape and stage on, are the
+// seconds the stage took more than at the size run before it (a smaller one), per node more:
+// the cost of a node once the stage's fixed costs (OPAT tunes each distinct operator once,
+// whatever the size) are paid. Progress goes to stderr.
 #include <aoe/graph/fusion.hpp>
 #include <aoe/graph/loader.hpp>
 #include <aoe/jobs/gdat/backward_derivation.hpp>
@@ -51,6 +56,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -260,8 +266,14 @@ int main(int argc, char** argv) {
   aoe::SimulatorBackend backend(*soc);
   boost::json::array results;
   int status = 0;
-  const auto record = [&results](const std::string& shape, std::size_t nodes,
-                                 const std::string& stage, const Stopwatch& watch) {
+  struct Point {
+    std::size_t nodes = 0;
+    double wall = 0;
+    double cpu = 0;
+  };
+  std::map<std::pair<std::string, std::string>, Point> previous;  // by shape and stage
+  const auto record = [&results, &previous](const std::string& shape, std::size_t nodes,
+                                            const std::string& stage, const Stopwatch& watch) {
     const auto [wall, cpu] = watch.elapsed();
     const long long faults = watch.page_faults();
     const long long peak = peak_rss_bytes();
@@ -275,6 +287,13 @@ int main(int argc, char** argv) {
     o["cpu_seconds_per_node"] = cpu / static_cast<double>(nodes);
     o["page_faults_per_node"] = static_cast<double>(faults) / static_cast<double>(nodes);
     o["peak_rss_bytes"] = peak;
+    const auto before = previous.find({shape, stage});
+    if (before != previous.end() && before->second.nodes < nodes) {
+      const auto more = static_cast<double>(nodes - before->second.nodes);
+      o["marginal_seconds_per_node"] = (wall - before->second.wall) / more;
+      o["marginal_cpu_seconds_per_node"] = (cpu - before->second.cpu) / more;
+    }
+    previous[{shape, stage}] = Point{nodes, wall, cpu};
     results.push_back(std::move(o));
     std::cerr << shape << " " << nodes << " " << stage << " " << wall << " s (cpu " << cpu << " s, "
               << faults << " page faults, peak RSS " << (peak >> 20) << " MB)\n";

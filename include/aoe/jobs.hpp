@@ -4,6 +4,7 @@
 #ifndef AOE_JOBS_HPP
 #define AOE_JOBS_HPP
 
+#include "aoe/jobs/chosen_knowledge.hpp"
 #include "aoe/jobs/gdat/allreduce_cost.hpp"
 #include "aoe/jobs/gdat/backward_derivation.hpp"
 #include "aoe/jobs/gdat/cluster.hpp"

@@ -1,18 +1,29 @@
 // aoe::write_file_atomically, the one way OpenAOE writes a file: O_EXCL|O_NOFOLLOW temporary
 // files under unpredictable names, symbolic-link destinations refused, stale temporary files of
-// dead processes removed and those of live ones kept (docs/reliability.md, "Atomic files").
+// dead processes removed and those of live ones kept, content given whole or written by a fill
+// in pieces, and a fill or a write that fails leaving the target as it was and no temporary
+// file (docs/reliability.md, "Atomic files").
 #include "support/temp_dir.hpp"
 #include <aoe/io/atomic_file.hpp>
 
 #include <doctest/doctest.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
+#include <stdexcept>
 #include <string>
+#include <string_view>
+#include <system_error>
+#include <vector>
 
 namespace fs = std::filesystem;
 
@@ -147,4 +158,132 @@ TEST_CASE("atomic file: a missing directory is an error naming the file") {
   REQUIRE(!r.has_value());
   CHECK(r.error().message.find("cannot write " + file.string()) != std::string::npos);
   CHECK(r.error().message.find("expected an existing, writable directory") != std::string::npos);
+}
+
+namespace {
+
+// A fill that writes `text` in pieces of the sizes of `pieces`, in turn (a piece of 1 is a
+// push_back), until the text is written.
+aoe::Result<void> fill_in_pieces(aoe::AtomicFileSink& out, std::string_view text,
+                                 const std::vector<std::size_t>& pieces) {
+  for (std::size_t i = 0; !text.empty(); ++i) {
+    const std::size_t n = std::min(pieces[i % pieces.size()], text.size());
+    if (n == 1) {
+      out.push_back(text.front());
+    } else {
+      out.append(text.substr(0, n));
+    }
+    text.remove_prefix(n);
+  }
+  return {};
+}
+
+std::string pattern(std::size_t bytes) {
+  std::string s(bytes, '\0');
+  for (std::size_t i = 0; i < bytes; ++i) s[i] = static_cast<char>('a' + (i * 7 + i / 4099) % 26);
+  return s;
+}
+
+// RLIMIT_FSIZE lowered (a write past it fails with EFBIG, SIGXFSZ ignored) for a scope.
+class FileSizeLimit {
+ public:
+  explicit FileSizeLimit(rlim_t bytes) {
+    ::getrlimit(RLIMIT_FSIZE, &old_);
+    old_handler_ = ::signal(SIGXFSZ, SIG_IGN);
+    rlimit r = old_;
+    r.rlim_cur = bytes;
+    ::setrlimit(RLIMIT_FSIZE, &r);
+  }
+  FileSizeLimit(const FileSizeLimit&) = delete;
+  FileSizeLimit& operator=(const FileSizeLimit&) = delete;
+  ~FileSizeLimit() {
+    ::setrlimit(RLIMIT_FSIZE, &old_);
+    ::signal(SIGXFSZ, old_handler_);
+  }
+
+ private:
+  rlimit old_{};
+  void (*old_handler_)(int) = nullptr;
+};
+
+}  // namespace
+
+TEST_CASE("atomic file: a fill writes pieces of any size, the bytes of the text form") {
+  aoe::test::TempDir dir("atomic_fill");
+  const std::string text = pattern(3 * aoe::AtomicFileSink::chunk_bytes + 12345);
+  const auto whole = dir.path() / "whole.json";
+  REQUIRE(aoe::write_file_atomically(whole, text).has_value());
+  CHECK(read(whole) == text);
+  const std::vector<std::vector<std::size_t>> ways{
+      {1}, {7, 1, 4096}, {aoe::AtomicFileSink::chunk_bytes - 1, 2, 1}, {2500000, 3, 1}};
+  for (const auto& pieces : ways) {
+    const auto file = dir.path() / "pieces.json";
+    REQUIRE(aoe::write_file_atomically(file, [&](aoe::AtomicFileSink& out) {
+              return fill_in_pieces(out, text, pieces);
+            }).has_value());
+    CHECK(read(file) == text);
+  }
+  const auto empty = dir.path() / "empty.json";
+  REQUIRE(aoe::write_file_atomically(empty, [](aoe::AtomicFileSink&) -> aoe::Result<void> {
+            return {};
+          }).has_value());
+  CHECK(fs::file_size(empty) == 0);
+  CHECK(count_temporaries(dir.path()) == 0);
+}
+
+TEST_CASE("atomic file: a fill that fails midway leaves the target and no temporary file") {
+  aoe::test::TempDir dir("atomic_fill_fails");
+  const auto file = dir.write("model.json", "old");
+  const std::string text = pattern(2 * aoe::AtomicFileSink::chunk_bytes + 99);
+  // Two megabytes are in the temporary file when the fill gives up.
+  const auto r = aoe::write_file_atomically(
+      file,
+      [&](aoe::AtomicFileSink& out) -> aoe::Result<void> {
+        out.append(text);
+        out.push_back('x');
+        return aoe::make_error(aoe::Errc::schema_error, "node 7: not representable");
+      },
+      false);
+  REQUIRE_FALSE(r.has_value());
+  CHECK(r.error().code == aoe::make_error_code(aoe::Errc::schema_error));
+  CHECK(r.error().message == "node 7: not representable");
+  CHECK(read(file) == "old");
+  CHECK(count_temporaries(dir.path()) == 0);
+
+  // A fill that throws: the exception goes on, the temporary file is gone.
+  CHECK_THROWS_AS(aoe::write_file_atomically(file,
+                                             [&](aoe::AtomicFileSink& out) -> aoe::Result<void> {
+                                               out.append(text);
+                                               throw std::runtime_error("out of memory");
+                                             }),
+                  std::runtime_error);
+  CHECK(read(file) == "old");
+  CHECK(count_temporaries(dir.path()) == 0);
+}
+
+TEST_CASE("atomic file: a write that fails is named, the target and no temporary left") {
+  aoe::test::TempDir dir("atomic_write_fails");
+  const auto file = dir.write("bank.json", "old");
+  const std::string text = pattern(3 * aoe::AtomicFileSink::chunk_bytes);
+  std::optional<aoe::Result<void>> streamed;
+  std::optional<aoe::Result<void>> whole;
+  bool fill_saw_failure = false;
+  {
+    const FileSizeLimit limit(aoe::AtomicFileSink::chunk_bytes / 2);
+    streamed = aoe::write_file_atomically(file, [&](aoe::AtomicFileSink& out) {
+      auto r = fill_in_pieces(out, text, {4096});
+      fill_saw_failure = !out.ok();
+      return r;
+    });
+    whole = aoe::write_file_atomically(file, text);
+  }
+  CHECK(fill_saw_failure);
+  for (const auto& r : {*streamed, *whole}) {
+    REQUIRE_FALSE(r.has_value());
+    CHECK(r.error().code == aoe::make_error_code(aoe::Errc::io_error));
+    CHECK(r.error().message ==
+          "cannot write " + file + ": write: " + std::generic_category().message(EFBIG));
+  }
+  CHECK(read(file) == "old");
+  CHECK(count_temporaries(dir.path()) == 0);
 }

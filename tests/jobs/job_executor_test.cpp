@@ -1,7 +1,8 @@
 // The job skeleton (jobs/job_skeleton.hpp) as the three jobs use it: the executor of the
 // tuning steps changes nothing in the outputs; a record that another process stores between a
 // job's bank lookup and its store is kept and accounted once (`account`); OPAT's bank holds
-// what its tuned model uses.
+// what its tuned model uses, and operators of one choice share its list; the batch queue hands
+// each ticket its reply.
 #include "support/temp_dir.hpp"
 #include <aoe/graph/fusion.hpp>
 #include <aoe/graph/loader.hpp>
@@ -151,6 +152,19 @@ TEST_CASE("opat: the bank holds the configuration the tuned model uses, kind by 
     }
   }
   CHECK(compared > 10);
+  // Operators of one choice (a bank hit on a key tuned before it) hold one list, shared.
+  const auto& ops = job->report.operators;
+  std::size_t same = 0;
+  std::size_t different = 0;
+  for (std::size_t a = 0; a < ops.size(); ++a) {
+    for (std::size_t b = 0; b < a; ++b) {
+      const bool equal = ops[a].knowledge == ops[b].knowledge;
+      CHECK(ops[a].knowledge.shares_with(ops[b].knowledge) == equal);
+      ++(equal ? same : different);
+    }
+  }
+  CHECK(same > 0);
+  CHECK(different > 0);
 }
 
 TEST_CASE("opat, sgat, gdat: a record stored by another process meanwhile is kept, counted once") {
@@ -255,5 +269,42 @@ TEST_CASE("job skeleton: account says reserved when another process's record was
     REQUIRE(none.has_value());
     CHECK(none->outcome == (stored ? aoe::JobOutcome::reserved : aoe::JobOutcome::unsatisfied));
     CHECK(!none->use_found);
+  }
+}
+
+TEST_CASE("job skeleton: the batch queue hands each ticket its reply, waited for in any order") {
+  for (const bool with_run : {false, true}) {
+    CAPTURE(with_run);
+    std::vector<int> ran;  // requests in the order they ran
+    aoe::StepExecutor<int, int> executor;
+    if (with_run) {
+      executor.run = [&](std::span<const int> requests, std::span<const double> costs,
+                         const aoe::StepFunction<int, int>& local) {
+        CHECK(costs.size() == requests.size());
+        std::vector<aoe::Result<int>> out;
+        for (const int q : requests) out.emplace_back(local(q));
+        return out;
+      };
+    }
+    const aoe::StepFunction<int, int> square = [&ran](const int& q) {
+      ran.push_back(q);
+      return q * q;
+    };
+    const auto queue = aoe::make_step_queue(executor, square);
+    std::vector<std::size_t> tickets;
+    for (int q = 0; q < 5; ++q) tickets.push_back(queue->submit(q, 1.0));
+    CHECK(queue->wait(tickets[3]).value() == 9);  // runs the five queued
+    CHECK(queue->wait(tickets[0]).value() == 0);
+    for (int q = 5; q < 8; ++q) tickets.push_back(queue->submit(q, 1.0));
+    CHECK(queue->wait(tickets[6]).value() == 36);  // runs the three queued since
+    CHECK(queue->wait(tickets[1]).value() == 1);
+    CHECK(queue->wait(tickets[2]).value() == 4);
+    CHECK(queue->wait(tickets[4]).value() == 16);
+    CHECK(queue->wait(tickets[7]).value() == 49);
+    CHECK(queue->wait(tickets[5]).value() == 25);
+    CHECK(ran == std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7});
+    tickets.push_back(queue->submit(8, 1.0));  // after every slot was dropped
+    CHECK(tickets.back() == 8);
+    CHECK(queue->wait(tickets.back()).value() == 64);
   }
 }

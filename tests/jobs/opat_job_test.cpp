@@ -176,6 +176,42 @@ TEST_CASE("opat: add, then all hits, then REPEAT_TUNE re-tunes; result file in A
   CHECK(third->report.operators[3].evaluations == 0);
 }
 
+TEST_CASE("opat: operators of one choice share one knowledge list, equal to the tuned model's") {
+  TempDir dir("share");
+  const auto graph = aoe::parse_graph(model(), "fake.json");
+  REQUIRE(graph.has_value());
+  aoe::KnowledgeBank bank({.custom_root = dir.path / "bank"});
+  FakeBackend backend;
+  for (int job = 0; job < 2; ++job) {  // tuned, then all bank hits
+    CAPTURE(job);
+    auto r = aoe::run_opat(*graph, backend, bank, options(dir.path / "work"));
+    REQUIRE(r.has_value());
+    const auto& ops = r->report.operators;
+    REQUIRE(ops.size() == 4);
+    // mm3 is a hit on mm2's key: the same values, one list; so is every other operator whose
+    // values are equal (the fake's optimum depends on the first output dimension only).
+    CHECK(ops[3].knowledge == ops[2].knowledge);
+    CHECK(ops[3].knowledge.shares_with(ops[2].knowledge));
+    for (const auto& a : ops) {
+      for (const auto& b : ops)
+        CHECK(a.knowledge.shares_with(b.knowledge) == (a.knowledge == b.knowledge));
+    }
+    const auto tuned = read_json(r->tuned_model_file);
+    const auto& nodes = tuned.at("nodes").as_array();
+    REQUIRE(nodes.size() == 5);
+    for (const std::size_t n : {0, 3, 4}) {  // r0, mm2, mm3
+      const auto& op = ops[n == 0 ? 0 : n - 1];
+      const auto& knowledge = nodes[n].as_object().at("opat").as_object().at("knowledge");
+      REQUIRE(op.knowledge.size() == 1);
+      const auto& schedule = knowledge.as_object().at(op.knowledge[0].first).as_object();
+      CHECK(schedule.size() == op.knowledge[0].second.size());
+      for (const auto& nv : op.knowledge[0].second) {
+        CHECK(schedule.at(nv.name).as_int64() == nv.value.as_integer());
+      }
+    }
+  }
+}
+
 TEST_CASE("opat: an operator that cannot be tuned is listed and the job goes on") {
   TempDir dir("failed");
   const auto graph = aoe::parse_graph(model("UnknownOp"), "fake.json");

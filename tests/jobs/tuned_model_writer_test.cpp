@@ -1,8 +1,9 @@
 // The tuned model is written directly as text (detail::tuned_model_text) rather than through a
 // JSON tree of the whole graph; its bytes must be exactly those of
 // boost::json::serialize(tuned_model_json(...)), the reference kept beside it: every odd name,
-// attribute, number and overlap below is compared byte for byte. A non-finite number or a
-// repeated knowledge name takes the tree's way, with its error (docs/reliability.md#model-size).
+// attribute, number and overlap below is compared byte for byte, and so is the file
+// write_tuned_model makes node by node. A non-finite number or a repeated knowledge name takes
+// the tree's way, with its error, and the file begun is removed (docs/reliability.md#model-size).
 #include "support/temp_dir.hpp"
 #include <aoe/jobs/tuned_model_writer.hpp>
 
@@ -180,4 +181,125 @@ TEST_CASE("tuned model text: non-finite numbers and repeated names take the tree
   std::ifstream in(file, std::ios::binary);
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   CHECK(text == reference(g, ops));
+}
+
+namespace {
+
+// A chain of `n` Relus (attributes on every fifth), tuned in operators of three nodes, one
+// operator also covering the last node, far from its others (its text made again there), three
+// nodes with no operator.
+std::pair<aoe::Graph, std::vector<aoe::TunedOperator>> large_tuned_model(int n) {
+  aoe::Graph g;
+  g.name = "large";
+  for (int i = 0; i < n; ++i) {
+    std::map<std::string, aoe::Attribute> a;
+    if (i % 5 == 0) a["alpha"] = 0.25 * i;
+    g.nodes.push_back({"relu_" + std::to_string(i),
+                       "Relu",
+                       {tensor(i == 0 ? "x" : "t" + std::to_string(i - 1))},
+                       {tensor("t" + std::to_string(i))},
+                       a});
+  }
+  std::vector<aoe::TunedOperator> ops;
+  for (int i = 0; i + 3 <= n; i += 3) {
+    std::vector<std::size_t> nodes{static_cast<std::size_t>(i), static_cast<std::size_t>(i) + 1,
+                                   static_cast<std::size_t>(i) + 2};
+    if (i == 300) nodes.push_back(static_cast<std::size_t>(n) - 1);
+    ops.push_back({nodes,
+                   "fused_" + std::to_string(i),
+                   "Relu+Relu+Relu",
+                   {{"Schedule",
+                     {aoe::NamedValue{"block_dim", aoe::Value(std::int64_t{32})},
+                      aoe::NamedValue{"ratio", aoe::Value(0.5 + i)}}}},
+                   1.5 * i,
+                   1.25 * i});
+  }
+  ops.erase(ops.begin() + 10);  // nodes 30, 31 and 32 untuned
+  return {std::move(g), std::move(ops)};
+}
+
+std::string read_file(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  return {(std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()};
+}
+
+std::size_t temporaries(const std::filesystem::path& dir) {
+  std::size_t n = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    if (e.path().filename().string().find(".aoe-tmp.") != std::string::npos) ++n;
+  }
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("tuned model: written node by node, the bytes of the text and of the tree") {
+  const auto [g, ops] = large_tuned_model(12001);  // several megabytes: several writes
+  const auto text = aoe::detail::tuned_model_text(g, ops);
+  REQUIRE(text.has_value());
+  REQUIRE(text->size() > 3 * aoe::AtomicFileSink::chunk_bytes);
+  CHECK(*text == reference(g, ops));
+  const aoe::test::TempDir dir("tuned_model_stream");
+  const auto file = dir.path() / "result" / "m_tune.json";
+  REQUIRE(aoe::write_tuned_model(g, ops, file).has_value());
+  CHECK(read_file(file) == *text);
+  CHECK(temporaries(file.parent_path()) == 0);
+}
+
+TEST_CASE("tuned model: the tree's way after megabytes written, no temporary file left") {
+  auto [g, ops] = large_tuned_model(12001);
+  const aoe::test::TempDir dir("tuned_model_abort");
+  const auto file = aoe::test::write_text(dir.path() / "m_tune.json", "old");
+
+  // A number that is not finite on the last node: the stream gives up after megabytes, the
+  // tree's error names it, the old file stays.
+  g.nodes.back().attributes["alpha"] = std::numeric_limits<double>::quiet_NaN();
+  const auto written = aoe::write_tuned_model(g, ops, file);
+  REQUIRE_FALSE(written.has_value());
+  CHECK(written.error().message == file.string() +
+                                       ": /nodes/12000/attributes/alpha: not written: the number "
+                                       "is not finite (JSON has no infinity or NaN)");
+  CHECK(read_file(file) == "old");
+  CHECK(temporaries(dir.path()) == 0);
+
+  // A parameter named twice in the last operator: the stream gives up, the tree's text is
+  // written.
+  g.nodes.back().attributes.clear();
+  auto kinds = ops.back().knowledge.kinds();
+  kinds.front().second.push_back(aoe::NamedValue{"block_dim", aoe::Value(std::int64_t{8})});
+  ops.back().knowledge = std::move(kinds);
+  REQUIRE(aoe::write_tuned_model(g, ops, file).has_value());
+  CHECK_FALSE(aoe::detail::tuned_model_text(g, ops).has_value());
+  CHECK(read_file(file) == reference(g, ops));
+  CHECK(temporaries(dir.path()) == 0);
+}
+
+TEST_CASE("tuned model text: a loaded graph's tensor numbers tell its tensors apart, or names do") {
+  const auto [built, ops] = large_tuned_model(3001);
+  const auto text = aoe::detail::tuned_model_text(built, {});
+  REQUIRE(text.has_value());
+  auto loaded = aoe::parse_graph(*text, "large.json");
+  REQUIRE(loaded.has_value());
+  REQUIRE(loaded->tensor_ids.size() == aoe::detail::tensor_references(*loaded));
+  CHECK_FALSE(aoe::detail::names_by_loader_number(*loaded, loaded->tensor_ids.size()).empty());
+  CHECK(aoe::detail::tuned_model_text(*loaded, {}) == text);
+  check_same(*loaded, ops);
+
+  // A tensor renamed everywhere: the numbers still hold. One reference renamed: they do not,
+  // and the names are hashed. Numbers of another graph: not used.
+  auto renamed = *loaded;
+  renamed.nodes[7].outputs[0].name = "renamed";
+  renamed.nodes[8].inputs[0].name = "renamed";
+  CHECK_FALSE(aoe::detail::names_by_loader_number(renamed, renamed.tensor_ids.size()).empty());
+  check_same(renamed, ops);
+  renamed.nodes[9].inputs[0].name = "t7";  // reads t7, not t8, under t8's number
+  CHECK(aoe::detail::names_by_loader_number(renamed, renamed.tensor_ids.size()).empty());
+  check_same(renamed, ops);
+  auto other = *loaded;
+  other.tensor_ids.pop_back();
+  CHECK(aoe::detail::names_by_loader_number(other, aoe::detail::tensor_references(other)).empty());
+  check_same(other, ops);
+  other.tensor_ids = loaded->tensor_ids;
+  other.tensor_ids.back() = static_cast<std::uint32_t>(other.tensor_count);  // out of range
+  check_same(other, ops);
 }

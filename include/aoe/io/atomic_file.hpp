@@ -17,6 +17,11 @@
 // replacing the link by a regular file would silently cut it. A target that exists and is not a
 // regular file (a directory, a FIFO) is refused too. A regular target's permission bits are
 // kept.
+//
+// The content is given whole (a string) or made while it is written: a callable fills an
+// `AtomicFileSink`, which writes it out about every megabyte, so that a file of hundreds of
+// megabytes (a tuned model of 10^6 nodes) is never held in memory. A fill that fails, or a write
+// that fails (a full disk), leaves the target as it was and no temporary file.
 #ifndef AOE_IO_ATOMIC_FILE_HPP
 #define AOE_IO_ATOMIC_FILE_HPP
 
@@ -39,6 +44,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 namespace aoe {
 
@@ -169,15 +175,83 @@ inline void remove_stale_temporary_files_once(const std::filesystem::path& dir) 
 
 }  // namespace detail
 
-/// Writes `text` to `file` atomically: a temporary file in the same directory (O_EXCL,
-/// O_NOFOLLOW, an unpredictable name), fsync, rename over the target, fsync of the directory.
-/// `durable = false` skips the two fsyncs: still atomic for readers and when the process is
-/// killed, but not across a power loss (for files rewritten often, such as a job's report).
-/// The directory must exist. Errors name the file: a target that is a symbolic link or not a
-/// regular file, a directory that cannot be written, a full disk.
-[[nodiscard]] inline Result<void> write_file_atomically(const std::filesystem::path& file,
-                                                        std::string_view text,
-                                                        bool durable = true) {
+/// What a fill of write_file_atomically writes into: the temporary file, through a buffer that
+/// is written out with write(2) each time it holds a megabyte (`chunk_bytes`); a piece of a
+/// megabyte or more goes straight to the file. The first write that fails (a full disk) is kept
+/// and what follows is dropped: write_file_atomically then removes the temporary file and names
+/// the error. `append` and `push_back` are std::string's, so code that writes text can take
+/// either.
+class AtomicFileSink {
+ public:
+  static constexpr std::size_t chunk_bytes = std::size_t{1} << 20;
+
+  /// A sink writing to `fd`, an open file it does not own (write_file_atomically makes it).
+  explicit AtomicFileSink(int fd) : fd_(fd) {}
+  AtomicFileSink(const AtomicFileSink&) = delete;
+  AtomicFileSink& operator=(const AtomicFileSink&) = delete;
+  ~AtomicFileSink() = default;
+
+  void append(std::string_view s) {
+    if (buffer_.size() + s.size() < chunk_bytes) {
+      buffer_.append(s);
+      return;
+    }
+    flush();
+    if (s.size() < chunk_bytes) {
+      buffer_.append(s);
+    } else {
+      write_all(s);
+    }
+  }
+  void push_back(char c) {
+    buffer_.push_back(c);
+    if (buffer_.size() >= chunk_bytes) flush();
+  }
+  /// Writes out what the buffer holds; false once a write has failed.
+  bool flush() {
+    write_all(buffer_);
+    buffer_.clear();
+    return ok();
+  }
+  /// Whether every write so far succeeded.
+  [[nodiscard]] bool ok() const noexcept { return error_ == 0; }
+  /// The errno of the first write that failed, 0 when none did.
+  [[nodiscard]] int error() const noexcept { return error_; }
+
+ private:
+  void write_all(std::string_view s) {
+    while (error_ == 0 && !s.empty()) {
+      const auto n = ::write(fd_, s.data(), s.size());
+      if (n < 0) {
+        if (errno != EINTR) error_ = errno;
+        continue;
+      }
+      s.remove_prefix(static_cast<std::size_t>(n));
+    }
+  }
+
+  int fd_;
+  int error_ = 0;
+  std::string buffer_;
+};
+
+/// A callable that writes a file's content into an AtomicFileSink: Result<void> fill(sink), an
+/// error when the content cannot be made.
+template <class F>
+concept atomic_file_fill = std::is_invocable_r_v<Result<void>, F&, AtomicFileSink&>;
+
+/// Writes to `file` atomically what `fill(AtomicFileSink&)` writes into its sink: a temporary
+/// file in the same directory (O_EXCL, O_NOFOLLOW, an unpredictable name), filled, fsync, rename
+/// over the target, fsync of the directory. `durable = false` skips the two fsyncs: still atomic
+/// for readers and when the process is killed, but not across a power loss (for files rewritten
+/// often, such as a job's report). The directory must exist. Errors name the file: a target that
+/// is a symbolic link or not a regular file, a directory that cannot be written, a write that
+/// fails (a full disk). When the fill returns an error, that error is returned unchanged (after
+/// a failed write, which is named instead); in every error, and when the fill throws, the
+/// temporary file is removed and the target is left as it was.
+template <atomic_file_fill Fill>
+[[nodiscard]] Result<void> write_file_atomically(const std::filesystem::path& file, Fill&& fill,
+                                                 bool durable = true) {
   const std::filesystem::path dir = file.parent_path();
   const std::string dir_text = dir.empty() ? std::string(".") : dir.string();
   const std::string name = file.filename().string();
@@ -230,27 +304,31 @@ inline void remove_stale_temporary_files_once(const std::filesystem::path& dir) 
                                           detail::errno_text(errno) +
                                           " (expected an existing, writable directory)");
   }
-  const auto fail = [&](const std::string& what) {
-    const int e = errno;
+  const auto fail = [&](const std::string& what, int e) {
     ::unlink(tmp.c_str());
     return make_error(Errc::io_error,
                       "cannot write " + file.string() + ": " + what + ": " + detail::errno_text(e));
   };
   {
     detail::FileDescriptor holder(fd);
-    if (keep && ::fchmod(fd, keep_mode) != 0) return fail("fchmod");
-    std::size_t done = 0;
-    while (done < text.size()) {
-      const auto n = ::write(fd, text.data() + done, text.size() - done);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        return fail("write");
-      }
-      done += static_cast<std::size_t>(n);
+    if (keep && ::fchmod(fd, keep_mode) != 0) return fail("fchmod", errno);
+    AtomicFileSink sink(fd);
+    Result<void> filled;
+    try {
+      filled = fill(sink);
+    } catch (...) {
+      ::unlink(tmp.c_str());
+      throw;
     }
-    if (durable && ::fsync(fd) != 0) return fail("fsync");
+    if (filled) sink.flush();
+    if (!sink.ok()) return fail("write", sink.error());
+    if (!filled) {
+      ::unlink(tmp.c_str());
+      return filled.error();
+    }
+    if (durable && ::fsync(fd) != 0) return fail("fsync", errno);
   }
-  if (::rename(tmp.c_str(), file.c_str()) != 0) return fail("rename");
+  if (::rename(tmp.c_str(), file.c_str()) != 0) return fail("rename", errno);
   if (!durable) return {};
   const int dfd = ::open(dir_text.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dfd < 0) {
@@ -265,6 +343,19 @@ inline void remove_stale_temporary_files_once(const std::filesystem::path& dir) 
                                           dir_text + ": " + detail::errno_text(errno));
   }
   return {};
+}
+
+/// Writes `text` to `file` atomically: write_file_atomically with a fill that appends `text`.
+[[nodiscard]] inline Result<void> write_file_atomically(const std::filesystem::path& file,
+                                                        std::string_view text,
+                                                        bool durable = true) {
+  return write_file_atomically(
+      file,
+      [text](AtomicFileSink& out) -> Result<void> {
+        out.append(text);
+        return {};
+      },
+      durable);
 }
 
 }  // namespace aoe

@@ -36,6 +36,7 @@
 #ifndef AOE_JOBS_JOB_SKELETON_HPP
 #define AOE_JOBS_JOB_SKELETON_HPP
 
+#include "aoe/core/assert.hpp"
 #include "aoe/core/error.hpp"
 #include "aoe/core/random.hpp"
 #include "aoe/core/stop_conditions.hpp"
@@ -51,8 +52,10 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <filesystem>
 #include <functional>
+#include <iterator>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -275,8 +278,12 @@ template <class Request, class Reply>
 
 namespace detail {
 
-/// The pipeline of an executor without `queue`: a wait runs every queued request in one
-/// `run_steps` batch (here, or with the executor's `run`), most expensive first.
+/// The pipeline of an executor without `queue`: a wait runs every queued request in one batch,
+/// with the executor's `run` (most expensive first) or, without one, here in the order they
+/// were queued, each request dropped once it has run. A reply is held from its batch until it is
+/// taken; the slots of the oldest tickets are dropped once taken. A job of 10^6 steps may queue
+/// them all at once (OPAT's repeats of one operator): nothing is copied to grow, and nothing is
+/// kept per step to the job's end.
 template <class Request, class Reply>
 class BatchStepQueue final : public StepQueue<Request, Reply> {
  public:
@@ -285,31 +292,56 @@ class BatchStepQueue final : public StepQueue<Request, Reply> {
   std::size_t submit(Request request, double cost) override {
     queued_.push_back(std::move(request));
     costs_.push_back(cost);
-    tickets_.push_back(results_.size());
-    results_.emplace_back();
-    return results_.size() - 1;
+    tickets_.push_back(first_ + slots_.size());
+    slots_.emplace_back();
+    return tickets_.back();
   }
   [[nodiscard]] Result<Reply> wait(std::size_t ticket) override {
-    if (!results_.at(ticket)) {
-      auto got = run_steps(executor_, std::span<const Request>(queued_),
-                           std::span<const double>(costs_), local_);
-      for (std::size_t i = 0; i < got.size(); ++i) results_[tickets_[i]] = std::move(got[i]);
-      queued_.clear();
+    AOE_ASSERT(
+        ticket >= first_ && ticket - first_ < slots_.size() && !slots_[ticket - first_].taken,
+        "BatchStepQueue::wait: a ticket submitted and not yet waited for");
+    if (!slots_[ticket - first_].reply) {
+      if (executor_.run) {
+        const std::vector<Request> batch(std::make_move_iterator(queued_.begin()),
+                                         std::make_move_iterator(queued_.end()));
+        queued_.clear();
+        auto got =
+            executor_.run(std::span<const Request>(batch), std::span<const double>(costs_), local_);
+        for (std::size_t i = 0; i < got.size(); ++i) {
+          slots_[tickets_[i] - first_].reply = std::move(got[i]);
+        }
+      } else {
+        for (std::size_t i = 0; !queued_.empty(); ++i) {
+          slots_[tickets_[i] - first_].reply.emplace(local_(queued_.front()));
+          queued_.pop_front();
+        }
+      }
       costs_.clear();
       tickets_.clear();
     }
-    Result<Reply> r = std::move(*results_.at(ticket));
-    results_[ticket].reset();
+    Slot& slot = slots_[ticket - first_];
+    Result<Reply> r = std::move(*slot.reply);
+    slot.reply.reset();
+    slot.taken = true;
+    while (!slots_.empty() && slots_.front().taken) {
+      slots_.pop_front();
+      ++first_;
+    }
     return r;
   }
 
  private:
+  struct Slot {
+    std::optional<Result<Reply>> reply;
+    bool taken = false;
+  };
   StepExecutor<Request, Reply> executor_;
   StepFunction<Request, Reply> local_;
-  std::vector<Request> queued_;
+  std::deque<Request> queued_;
   std::vector<double> costs_;
   std::vector<std::size_t> tickets_;
-  std::vector<std::optional<Result<Reply>>> results_;
+  std::deque<Slot> slots_;  ///< of tickets first_, first_ + 1, ...
+  std::size_t first_ = 0;
 };
 
 }  // namespace detail

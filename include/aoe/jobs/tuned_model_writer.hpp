@@ -10,6 +10,7 @@
 #include "aoe/graph/graph.hpp"
 #include "aoe/graph/loader.hpp"
 #include "aoe/io/atomic_file.hpp"
+#include "aoe/jobs/chosen_knowledge.hpp"
 #include "aoe/repo/knowledge_bank.hpp"
 #include "aoe/space/value.hpp"
 
@@ -39,7 +40,7 @@ struct TunedOperator {
   std::string name;
   std::string type;
   /// Per knowledge kind ("Schedule", ...): the parameters in use after the job.
-  std::vector<std::pair<std::string, std::vector<NamedValue>>> knowledge;
+  ChosenKnowledge knowledge;
   double default_us = 0;
   double result_us = 0;
 };
@@ -161,12 +162,14 @@ inline boost::json::value attribute_to_json(const Attribute& a) {
 
 namespace detail {
 
-/// Appends JSON tokens to a string exactly as boost::json::serialize writes them: strings of
-/// plain printable ASCII and integers directly, everything else (escapes, doubles) through
-/// Boost's own serializer, so the text is byte for byte Boost's.
+/// Appends JSON tokens to `Out` (a std::string, an AtomicFileSink: `append(std::string_view)`
+/// and `push_back(char)`) exactly as boost::json::serialize writes them: strings of plain
+/// printable ASCII and integers directly, everything else (escapes, doubles) through Boost's own
+/// serializer, so the text is byte for byte Boost's.
+template <class Out>
 class JsonAppender {
  public:
-  explicit JsonAppender(std::string& out) : out_(&out) {}
+  explicit JsonAppender(Out& out) : out_(&out) {}
 
   void raw(std::string_view s) { out_->append(s); }
   void string(std::string_view s) {
@@ -187,7 +190,7 @@ class JsonAppender {
   void integer(std::int64_t v) {
     std::array<char, 24> b{};
     const auto r = std::to_chars(b.data(), b.data() + b.size(), v);
-    out_->append(b.data(), r.ptr);
+    out_->append(std::string_view(b.data(), static_cast<std::size_t>(r.ptr - b.data())));
   }
   /// False (nothing written) when `v` is not finite.
   [[nodiscard]] bool number(double v) {
@@ -227,16 +230,15 @@ class JsonAppender {
     while (!serializer_.done()) out_->append(serializer_.read(buf.data(), buf.size()));
   }
 
-  std::string* out_;
+  Out* out_;
   boost::json::serializer serializer_;
 };
 
-/// The "opat" member of the nodes of `t` (the object tuned_model_json gives them), or nullopt
+/// Appends the "opat" member of the nodes of `t` (the object tuned_model_json gives them); false
 /// when a number in it is not finite or a knowledge kind or parameter name repeats (cases
 /// tuned_model_json's object handles: the caller falls back to it).
-[[nodiscard]] inline std::optional<std::string> tuned_operator_text(const TunedOperator& t) {
-  std::string text;
-  JsonAppender w(text);
+template <class Out>
+[[nodiscard]] bool append_tuned_operator(JsonAppender<Out>& w, const TunedOperator& t) {
   w.raw("{\"fused_op\":");
   w.string(t.name);
   w.raw(",\"fused_type\":");
@@ -245,21 +247,21 @@ class JsonAppender {
   for (std::size_t k = 0; k < t.knowledge.size(); ++k) {
     const auto& [kind, values] = t.knowledge[k];
     for (std::size_t j = 0; j < k; ++j) {
-      if (t.knowledge[j].first == kind) return std::nullopt;
+      if (t.knowledge[j].first == kind) return false;
     }
     if (k > 0) w.raw(",");
     w.string(kind);
     w.raw(":{");
     for (std::size_t v = 0; v < values.size(); ++v) {
       for (std::size_t j = 0; j < v; ++j) {
-        if (values[j].name == values[v].name) return std::nullopt;
+        if (values[j].name == values[v].name) return false;
       }
       if (v > 0) w.raw(",");
       w.string(values[v].name);
       w.raw(":");
       const Value& x = values[v].value;
       if (x.is_real()) {
-        if (!w.number(x.as_real())) return std::nullopt;
+        if (!w.number(x.as_real())) return false;
       } else if (x.is_integer()) {
         w.integer(x.as_integer());
       } else {
@@ -269,66 +271,69 @@ class JsonAppender {
     w.raw("}");
   }
   w.raw("},\"performance_before(us)\":");
-  if (!w.number(t.default_us)) return std::nullopt;
+  if (!w.number(t.default_us)) return false;
   w.raw(",\"performance_after(us)\":");
-  if (!w.number(t.result_us)) return std::nullopt;
+  if (!w.number(t.result_us)) return false;
   w.raw("}");
-  return text;
+  return true;
 }
 
-/// Each node's tuned operator (`ops.size()`: none) and each tuned operator's "opat" text, made
-/// once for all its nodes (nullopt for an operator no node has).
-struct TunedNodeTexts {
-  std::vector<std::size_t> by_node;
-  std::vector<std::optional<std::string>> opat;
-};
-
-/// The tuned operators of `g`'s nodes and their texts; nullopt when tuned_operator_text gives
-/// none.
-[[nodiscard]] inline std::optional<TunedNodeTexts> tuned_node_texts(
+/// Each node's tuned operator: an index into `ops` (the last operator that covers the node),
+/// `ops.size()` for none.
+[[nodiscard]] inline std::vector<std::size_t> tuned_operator_of_nodes(
     const Graph& g, const std::vector<TunedOperator>& ops) {
-  TunedNodeTexts out{std::vector<std::size_t>(g.nodes.size(), ops.size()),
-                     std::vector<std::optional<std::string>>(ops.size())};
+  std::vector<std::size_t> by_node(g.nodes.size(), ops.size());
   for (std::size_t k = 0; k < ops.size(); ++k) {
     for (const auto n : ops[k].nodes) {
-      if (n < out.by_node.size()) out.by_node[n] = k;
+      if (n < by_node.size()) by_node[n] = k;
     }
   }
-  for (std::size_t n = 0; n < out.by_node.size(); ++n) {
-    const std::size_t k = out.by_node[n];
-    if (k == ops.size() || out.opat[k]) continue;
-    out.opat[k] = tuned_operator_text(ops[k]);
-    if (!out.opat[k]) return std::nullopt;
-  }
-  return out;
+  return by_node;
 }
 
-/// The tensor references of `g`'s nodes, and the bytes of the tuned model's text without its
-/// tensor table.
-[[nodiscard]] inline std::pair<std::size_t, std::size_t> tuned_model_size(
-    const Graph& g, const TunedNodeTexts& tuned) {
+/// The tensor references of `g`'s nodes.
+[[nodiscard]] inline std::size_t tensor_references(const Graph& g) {
   std::size_t references = 0;
-  std::size_t bytes = 0;
-  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
-    const Node& n = g.nodes[i];
-    references += n.inputs.size() + n.outputs.size();
-    bytes += 64 + n.name.size() + n.type.size();
-    for (const auto& t : n.inputs) bytes += t.name.size() + 3;
-    for (const auto& t : n.outputs) bytes += t.name.size() + 3;
-    if (tuned.by_node[i] < tuned.opat.size()) bytes += tuned.opat[tuned.by_node[i]]->size();
+  for (const auto& n : g.nodes) references += n.inputs.size() + n.outputs.size();
+  return references;
+}
+
+/// By the loader's tensor number (Graph::tensor_ids), the name of its first reference, when the
+/// numbers hold for `g` as GraphIndex takes them: one per reference, each below tensor_count,
+/// every reference of a number named as its first. Empty otherwise (a graph built or edited in
+/// code): the names are then hashed.
+[[nodiscard]] inline std::vector<std::string_view> names_by_loader_number(const Graph& g,
+                                                                          std::size_t references) {
+  if (g.tensor_ids.size() != references || g.tensor_count == 0) return {};
+  std::vector<std::string_view> first(g.tensor_count);  // a null view: not referenced yet
+  std::size_t at = 0;
+  for (const auto& n : g.nodes) {
+    for (const auto* side : {&n.inputs, &n.outputs}) {
+      for (const auto& t : *side) {
+        const std::uint32_t number = g.tensor_ids[at++];
+        if (number >= first.size()) return {};
+        std::string_view& name = first[number];
+        if (name.data() == nullptr) {
+          name = t.name;
+        } else if (name != t.name) {
+          return {};
+        }
+      }
+    }
   }
-  return {references, bytes};
+  return first;
 }
 
 /// The "tensors" object: tensors in order of first reference (a node's inputs, then its
-/// outputs), each described as where it is first referenced.
-inline void append_tensors(JsonAppender& w, const Graph& g, std::size_t references) {
+/// outputs), each described as where it is first referenced. A loaded graph's tensors are
+/// told apart by the loader's numbers (names_by_loader_number), others by name in a flat table:
+/// hashing every reference's name into a table of 10^6 tensors misses the caches.
+template <class Out>
+void append_tensors(JsonAppender<Out>& w, const Graph& g, std::size_t references) {
   w.raw("{");
-  NameTable seen;
-  seen.reserve(references / 2 + 1);
+  std::size_t written = 0;
   const auto tensor = [&](const TensorRef& t) {
-    if (!seen.insert(t.name).second) return;
-    if (seen.size() > 1) w.raw(",");
+    if (written++ > 0) w.raw(",");
     w.string(t.name);
     w.raw(":{\"shape\":[");
     for (std::size_t k = 0; k < t.desc.shape.size(); ++k) {
@@ -341,16 +346,37 @@ inline void append_tensors(JsonAppender& w, const Graph& g, std::size_t referenc
     w.string(to_string(t.desc.format));
     w.raw("}");
   };
-  for (const auto& n : g.nodes) {
-    for (const auto& t : n.inputs) tensor(t);
-    for (const auto& t : n.outputs) tensor(t);
+  if (const auto numbered = names_by_loader_number(g, references); !numbered.empty()) {
+    std::vector<bool> seen(numbered.size(), false);
+    std::size_t at = 0;
+    for (const auto& n : g.nodes) {
+      for (const auto* side : {&n.inputs, &n.outputs}) {
+        for (const auto& t : *side) {
+          const std::uint32_t number = g.tensor_ids[at++];
+          if (seen[number]) continue;
+          seen[number] = true;
+          tensor(t);
+        }
+      }
+    }
+  } else {
+    NameTable seen;
+    seen.reserve(references / 2 + 1);
+    for (const auto& n : g.nodes) {
+      for (const auto* side : {&n.inputs, &n.outputs}) {
+        for (const auto& t : *side) {
+          if (seen.insert(t.name).second) tensor(t);
+        }
+      }
+    }
   }
   w.raw("}");
 }
 
 /// A node's object, with its operator's "opat" text when it is tuned (`opat` not null); false
 /// when an attribute's number is not finite.
-[[nodiscard]] inline bool append_node(JsonAppender& w, const Node& n, const std::string* opat) {
+template <class Out>
+[[nodiscard]] bool append_node(JsonAppender<Out>& w, const Node& n, const std::string* opat) {
   const auto names = [&w](const std::vector<TensorRef>& ts) {
     w.raw("[");
     for (std::size_t k = 0; k < ts.size(); ++k) {
@@ -387,45 +413,64 @@ inline void append_tensors(JsonAppender& w, const Graph& g, std::size_t referenc
   return true;
 }
 
-/// boost::json::serialize(tuned_model_json(g, ops)), written directly: no JSON tree of the
-/// whole graph (tens of allocations per node), each tuned operator's "opat" text made once for
-/// all its nodes, tensors numbered in a flat table. Nullopt when a number is not finite or a
-/// tuned operator repeats a name (write_tuned_model then takes tuned_model_json's way, which
+/// Appends boost::json::serialize(tuned_model_json(g, ops)) to `out` (a std::string, an
+/// AtomicFileSink), node by node: no JSON tree of the whole graph (tens of allocations per
+/// node), tensors numbered in a flat table, and a tuned operator's "opat" text made once for
+/// the nodes that follow one another in it (made again, the same bytes, for a node apart from
+/// the others). False, with part of the text appended, when a number is not finite or a tuned
+/// operator of a node repeats a name (write_tuned_model then takes tuned_model_json's way, which
 /// names the number's JSON pointer in its error).
-[[nodiscard]] inline std::optional<std::string> tuned_model_text(
-    const Graph& g, const std::vector<TunedOperator>& ops) {
-  const auto tuned = tuned_node_texts(g, ops);
-  if (!tuned) return std::nullopt;
-  const auto [references, bytes] = tuned_model_size(g, *tuned);
-  std::string text;
-  // Generous: a tensor's description is written once, but reserving for every reference costs
-  // nothing (pages never written are never touched) and a reallocation copies the whole text.
-  text.reserve(bytes + references * 64);
-  JsonAppender w(text);
+template <class Out>
+[[nodiscard]] bool append_tuned_model(Out& out, const Graph& g,
+                                      const std::vector<TunedOperator>& ops) {
+  const std::vector<std::size_t> by_node = tuned_operator_of_nodes(g, ops);
+  JsonAppender w(out);
   w.raw("{\"format_version\":");
   w.integer(model_format_version);
   w.raw(",\"name\":");
   w.string(g.name);
   w.raw(",\"tensors\":");
-  append_tensors(w, g, references);
+  append_tensors(w, g, tensor_references(g));
   w.raw(",\"nodes\":[");
+  std::string opat;
+  JsonAppender opat_writer(opat);
+  std::size_t opat_of = ops.size();  // the operator whose text `opat` holds
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     if (i > 0) w.raw(",");
-    const std::size_t k = tuned->by_node[i];
-    if (!append_node(w, g.nodes[i], k < ops.size() ? &*tuned->opat[k] : nullptr)) {
-      return std::nullopt;
+    const std::size_t k = by_node[i];
+    if (k < ops.size() && k != opat_of) {
+      opat.clear();
+      if (!append_tuned_operator(opat_writer, ops[k])) return false;
+      opat_of = k;
     }
+    if (!append_node(w, g.nodes[i], k < ops.size() ? &opat : nullptr)) return false;
   }
   w.raw("]}");
+  return true;
+}
+
+/// boost::json::serialize(tuned_model_json(g, ops)) as one string (append_tuned_model); nullopt
+/// when append_tuned_model fails.
+[[nodiscard]] inline std::optional<std::string> tuned_model_text(
+    const Graph& g, const std::vector<TunedOperator>& ops) {
+  std::string text;
+  // The nodes' text without their "opat" members (a reallocation copies the whole text).
+  std::size_t bytes = 32 + g.name.size();
+  for (const auto& n : g.nodes) {
+    bytes += 64 + n.name.size() + n.type.size();
+    for (const auto& t : n.inputs) bytes += t.name.size() + 3;
+    for (const auto& t : n.outputs) bytes += t.name.size() + 3;
+  }
+  text.reserve(bytes + tensor_references(g) * 64);
+  if (!append_tuned_model(text, g, ops)) return std::nullopt;
   return text;
 }
 
-/// Writes a tuned model's `text` to `file` atomically (rename, no fsync), creating its
-/// directories. Each job's default place is a new directory, so the temporary files a killed
-/// job left in an earlier workspace (.../aoe_workspace/<run>/tunespace/result/) are removed
-/// here, once per process, by the first job that writes beside them.
-[[nodiscard]] inline Result<void> write_tuned_model_text(const std::filesystem::path& file,
-                                                         const std::string& text) {
+/// Makes the tuned model's directory, `file`'s. Each job's default place is a new directory, so
+/// the temporary files a killed job left in an earlier workspace
+/// (.../aoe_workspace/<run>/tunespace/result/) are removed here, once per process, by the first
+/// job that writes beside them.
+[[nodiscard]] inline Result<void> prepare_tuned_model_directory(const std::filesystem::path& file) {
   std::error_code ec;
   if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), ec);
   if (ec) {
@@ -441,21 +486,42 @@ inline void append_tensors(JsonAppender& w, const Graph& g, std::size_t referenc
       if (dir != result) remove_stale_temporary_files_once(dir);
     }
   }
+  return {};
+}
+
+/// Writes a tuned model's `text` to `file` atomically (rename, no fsync), creating its
+/// directories (prepare_tuned_model_directory).
+[[nodiscard]] inline Result<void> write_tuned_model_text(const std::filesystem::path& file,
+                                                         const std::string& text) {
+  if (auto ok = prepare_tuned_model_directory(file); !ok) return ok;
   return write_file_atomically(file, text, false);
 }
 
 }  // namespace detail
 
-/// Writes the tuned model atomically (rename, no fsync), creating its directories.
+/// Writes the tuned model atomically (rename, no fsync), creating its directories: made node by
+/// node into the file (detail::append_tuned_model), never held whole in memory. When its text
+/// cannot be written that way (a number that is not finite, a name a tuned operator repeats),
+/// the file begun is removed and the model is serialised from tuned_model_json instead, whose
+/// error names the JSON pointer of a number that is not finite.
 [[nodiscard]] inline Result<void> write_tuned_model(const Graph& g,
                                                     const std::vector<TunedOperator>& ops,
                                                     const std::filesystem::path& file) {
-  if (auto text = detail::tuned_model_text(g, ops)) {
-    return detail::write_tuned_model_text(file, *text);
-  }
+  if (auto ok = detail::prepare_tuned_model_directory(file); !ok) return ok;
+  bool as_text = true;
+  auto streamed = write_file_atomically(
+      file,
+      [&](AtomicFileSink& out) -> Result<void> {
+        if (detail::append_tuned_model(out, g, ops)) return {};
+        as_text = false;
+        return make_error(Errc::invalid_argument,
+                          "the tuned model's text cannot hold one of its numbers or names");
+      },
+      false);
+  if (as_text) return streamed;
   auto text = detail::serialize_json(tuned_model_json(g, ops), file.string());
   if (!text) return text.error();
-  return detail::write_tuned_model_text(file, *text);
+  return write_file_atomically(file, *text, false);
 }
 
 }  // namespace aoe

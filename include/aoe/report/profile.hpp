@@ -155,11 +155,11 @@ inline std::optional<sim::detail::Profile> simulate(
     const OperatorDesc* desc = it == by_name.end() ? nullptr : it->second;
     OpExecution b{op.op_name, op.op_type, t0, op.default_us, std::nullopt, "", desc};
     OpExecution a{op.op_name,   op.op_type,   t1,
-                  op.result_us, std::nullopt, detail::knowledge_text(op.knowledge),
+                  op.result_us, std::nullopt, detail::knowledge_text(op.knowledge.kinds()),
                   desc};
     if (desc != nullptr) {
       b.profile = profiled(*desc, nullptr, "");
-      a.profile = profiled(*desc, &op.knowledge, a.knowledge);
+      a.profile = profiled(*desc, &op.knowledge.kinds(), a.knowledge);
     }
     t0 += b.duration_us;
     t1 += a.duration_us;

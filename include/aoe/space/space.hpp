@@ -112,11 +112,7 @@ class Space {
 
   /// In bounds and every constraint holds.
   [[nodiscard]] bool is_valid(const Configuration& c) const {
-    if (!in_bounds(c)) return false;
-    for (std::size_t k = 0; k < constraints_.size(); ++k) {
-      if (!check(k, c)) return false;
-    }
-    return true;
+    return in_bounds(c) && satisfies_constraints(c);
   }
 
   /// The first constraint the configuration violates, if any (for messages).
@@ -188,9 +184,7 @@ class Space {
   /// A uniformly drawn raw point (it may violate constraints).
   [[nodiscard]] Configuration sample_raw(Rng& rng) const {
     Configuration c(parameters_.size());
-    for (std::size_t d = 0; d < c.size(); ++d) {
-      c[d] = static_cast<std::uint32_t>(rng.below(parameters_[d].size()));
-    }
+    draw_raw(rng, c);
     return c;
   }
 
@@ -200,11 +194,14 @@ class Space {
   /// `max_visits` nodes, but favours points in sparse regions.
   [[nodiscard]] std::optional<Configuration> sample(Rng& rng, std::size_t rejection_tries = 512,
                                                     std::size_t max_visits = 1'000'000) const {
+    // The raw points of sample_raw, drawn into one vector: a space whose constraints reject most
+    // points is sampled hundreds of times per valid one.
+    Configuration c(parameters_.size());
     for (std::size_t t = 0; t < rejection_tries; ++t) {
-      Configuration c = sample_raw(rng);
-      if (is_valid(c)) return c;
+      draw_raw(rng, c);
+      if (satisfies_constraints(c)) return c;
     }
-    Configuration c(parameters_.size(), 0);
+    std::fill(c.begin(), c.end(), 0U);
     std::size_t visits = 0;
     if (random_descent(rng, c, 0, visits, max_visits)) return c;
     return std::nullopt;
@@ -412,6 +409,21 @@ class Space {
   }
 
  private:
+  /// Every constraint holds for `c`, a configuration in bounds.
+  [[nodiscard]] bool satisfies_constraints(const Configuration& c) const {
+    for (std::size_t k = 0; k < constraints_.size(); ++k) {
+      if (!check(k, c)) return false;
+    }
+    return true;
+  }
+
+  /// Draws each index of `c` (one per parameter) uniformly, parameter 0 first.
+  void draw_raw(Rng& rng, Configuration& c) const {
+    for (std::size_t d = 0; d < c.size(); ++d) {
+      c[d] = static_cast<std::uint32_t>(rng.below(parameters_[d].size()));
+    }
+  }
+
   [[nodiscard]] bool check(std::size_t k, const Configuration& c) const {
     const auto& dims = constraint_dims_[k];
     constexpr std::size_t small = 8;

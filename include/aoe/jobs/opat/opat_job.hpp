@@ -24,6 +24,8 @@
 #include <iterator>
 #include <map>
 #include <set>
+#include <string_view>
+#include <unordered_map>
 
 namespace aoe {
 
@@ -258,6 +260,50 @@ namespace detail {
   return kinds;
 }
 
+/// The knowledge chosen for the operators accounted so far, one ChosenKnowledge per distinct
+/// value: an operator whose choice equals an earlier one's (a bank hit of the key tuned before
+/// it) shares that one's list instead of holding a copy. At most `capacity` values are held
+/// (then it starts again), so that a model whose operators all differ keeps no more than its
+/// reports do.
+class KnowledgeShare {
+ public:
+  static constexpr std::size_t capacity = 4096;
+
+  /// `kinds` as a ChosenKnowledge: an earlier one with the same value, or a new one.
+  [[nodiscard]] ChosenKnowledge share(std::vector<ChosenKnowledge::value_type> kinds) {
+    const std::uint64_t h = hash(kinds);
+    for (auto [it, end] = held_.equal_range(h); it != end; ++it) {
+      if (it->second.kinds() == kinds) return it->second;
+    }
+    if (held_.size() >= capacity) held_.clear();
+    return held_.emplace(h, ChosenKnowledge(std::move(kinds)))->second;
+  }
+
+ private:
+  // Only tells lists apart within the process (the standard library's hashes): no output
+  // depends on it.
+  [[nodiscard]] static std::uint64_t hash(const std::vector<ChosenKnowledge::value_type>& kinds) {
+    std::uint64_t h = kinds.size();
+    const auto mix = [&h](std::uint64_t x) { h = (h ^ x) * 0x9E3779B97F4A7C15ULL; };
+    for (const auto& [kind, values] : kinds) {
+      mix(std::hash<std::string_view>{}(kind));
+      for (const auto& nv : values) {
+        mix(std::hash<std::string_view>{}(nv.name));
+        if (nv.value.is_text()) {
+          mix(std::hash<std::string_view>{}(nv.value.as_text()));
+        } else if (nv.value.is_integer()) {
+          mix(static_cast<std::uint64_t>(nv.value.as_integer()));
+        } else {
+          mix(std::hash<double>{}(nv.value.as_real()));
+        }
+      }
+    }
+    return h;
+  }
+
+  std::unordered_multimap<std::uint64_t, ChosenKnowledge> held_;
+};
+
 /// What the job has learned, as the tasks of the next wave see it (job_skeleton.hpp).
 struct OpatJobState {
   std::vector<KnowledgeKind> kinds;
@@ -267,6 +313,7 @@ struct OpatJobState {
   /// A key tuned earlier in this job that was not written (unsatisfied): reuse the outcome.
   std::map<TuningKey, KindPerformance> unsatisfied_in_job;
   std::set<TuningKey> tuned_keys;  ///< REPEAT_TUNE re-tunes each bank entry once per job
+  KnowledgeShare knowledge;        ///< the operators' chosen knowledge, shared by value
 };
 
 /// A configuration with its measurement: the default, or the bank's stored one.
@@ -699,9 +746,10 @@ template <class Backend, class Runner>
     }
     rep.kinds.push_back(std::move(r.perf));
   }
-  for (auto& c : choices) {
-    task.chosen.knowledge.emplace_back(std::string(to_string(c.kind)), std::move(c.use));
-  }
+  std::vector<ChosenKnowledge::value_type> knowledge;
+  knowledge.reserve(choices.size());
+  for (auto& c : choices) knowledge.emplace_back(std::string(to_string(c.kind)), std::move(c.use));
+  task.chosen.knowledge = job.knowledge.share(std::move(knowledge));
   rep.knowledge = task.chosen.knowledge;
   task.chosen.default_us = rep.default_us;
   task.chosen.result_us = rep.result_us;
@@ -814,7 +862,11 @@ template <class Backend>
   const auto fused = fuse(graph);
   const std::vector<std::size_t> tasks = detail::opat_tasks(fused, options);
   if (auto ok = frame->write(); !ok) return ok.error();
+  // At most one of each per task: reserved, so that they are never copied to grow (pages not
+  // written are not touched).
+  out.report.operators.reserve(tasks.size());
   std::vector<TunedOperator> tuned;
+  tuned.reserve(tasks.size());
   const auto stopping = [&] { return options.run.stop != nullptr && options.run.stop->load(); };
   const auto event = [&](OpatEvent::Kind kind, std::size_t t, const OpatOperatorReport* op) {
     if (options.run.on_event) {
@@ -857,16 +909,17 @@ template <class Backend>
     if (!task) return task.error();
     if (auto ok = detail::opat_measure_ahead(planned, written, bank, options, *queue); !ok)
       return ok.error();
-    const OpatOperatorReport& rep = task->report;
+    OpatOperatorReport& rep = task->report;
     interrupted = task->interrupted;
     if (!rep.error.empty() || !rep.kinds.empty() || interrupted) {  // else nothing tunable
-      if (!interrupted) {
-        out.report.operators.push_back(rep);
-        if (rep.error.empty()) tuned.push_back(std::move(task->chosen));
-      }
       // Rewritten after every operator that was tuned or failed; bank hits (microseconds each)
       // are folded into the next write, and the job's end writes the file in any case.
-      if (rep.evaluations > 0 || !rep.error.empty() || interrupted) {
+      const bool rewrite = rep.evaluations > 0 || !rep.error.empty() || interrupted;
+      if (!interrupted) {
+        if (rep.error.empty()) tuned.push_back(std::move(task->chosen));
+        out.report.operators.push_back(std::move(rep));
+      }
+      if (rewrite) {
         if (auto ok = frame->write(); !ok) return ok.error();
       }
       if (!interrupted) event(OpatEvent::Kind::finished, t, &out.report.operators.back());

@@ -6,6 +6,7 @@
 #define AOE_JOBS_OPAT_REPORT_HPP
 
 #include "aoe/core/error.hpp"
+#include "aoe/jobs/chosen_knowledge.hpp"
 #include "aoe/jobs/detail/result_file.hpp"
 #include "aoe/repo/bank_key.hpp"
 #include "aoe/repo/knowledge_bank.hpp"
@@ -55,8 +56,9 @@ struct OpatOperatorReport {
   /// combined choice measured, or a single kind kept because it was faster alone.
   std::string note;
   /// Per knowledge kind ("Schedule", ...): the parameters in use after the job (the tuned
-  /// model's). For reports, not in the result file.
-  std::vector<std::pair<std::string, std::vector<NamedValue>>> knowledge{};
+  /// model's, shared with it and with the operators of the same choice). For reports, not in
+  /// the result file.
+  ChosenKnowledge knowledge{};
   [[nodiscard]] bool failed() const noexcept { return !error.empty(); }
 };
 
