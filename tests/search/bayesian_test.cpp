@@ -127,6 +127,35 @@ TEST_CASE("incremental updates match a full refit with the same hyperparameters"
   }
 }
 
+TEST_CASE("a length-scale prior pulls the fitted length scales towards its mode") {
+  using namespace aoe;
+  // Two parameters, the value depends on the first only: by likelihood alone the second's
+  // length scale grows long and the first's stays short. A tight log-normal prior whose mode
+  // is 1 holds both near 1; without it (sd 0) the fit is the likelihood's.
+  const Space space({range("a", 0, 15), range("b", 0, 15)});
+  std::vector<Trial> trials;
+  for (std::uint32_t i = 0; i < 12; ++i) {
+    const std::uint32_t a = (i * 5) % 16;
+    const std::uint32_t b = (i * 11 + 3) % 16;
+    const double v = 1e-3 * (1 + (a - 6.0) * (a - 6.0) / 4);
+    trials.push_back({{a, b}, Measurement::success(v)});
+  }
+  const double sd = 0.05;
+  // mode = exp(mu - sd^2), mu = mean + ln(2) / 2 for two dimensions.
+  const double mean = sd * sd - 0.5 * std::log(2.0);
+  GaussianProcess<> tight(GaussianProcessOptions{.length_prior_sd = sd, .length_prior_mean = mean});
+  tight.fit(space, trials);
+  GaussianProcess<> none(GaussianProcessOptions{.length_prior_sd = 0});
+  none.fit(space, trials);
+  for (const double l : tight.kernel().length_scales) {
+    CHECK(l >= 0.5);
+    CHECK(l <= 2.0);
+  }
+  const auto& free = none.kernel().length_scales;
+  CHECK(free[1] > 2.0 * free[0]);
+  CHECK((free[0] < 0.5 || free[1] > 2.0));
+}
+
 TEST_CASE("the GP models failures as worse than every valid value") {
   using namespace aoe;
   const auto space = line_space();

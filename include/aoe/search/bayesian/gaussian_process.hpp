@@ -31,8 +31,9 @@ struct GaussianProcessOptions {
   double failure_penalty = 0.25;
   /// Candidate isotropic length scales, then noise variances (relative to the signal variance),
   /// scored by the log marginal likelihood (Rasmussen, Williams 2006, eq. 5.8), with the signal
-  /// variance profiled out in closed form.
-  std::vector<double> length_grid{0.05, 0.1, 0.2, 0.35, 0.6, 1.0, 2.0};
+  /// variance profiled out in closed form, plus the length scales' log prior (below). The grid
+  /// reaches 16 so that the long scales the prior favours in many dimensions are tried.
+  std::vector<double> length_grid{0.05, 0.1, 0.2, 0.35, 0.6, 1.0, 2.0, 4.0, 8.0, 16.0};
   std::vector<double> noise_grid{1e-6, 1e-4, 1e-2, 1e-1};
   /// Coordinate sweeps over per-dimension length scales (automatic relevance determination):
   /// each dimension's scale is halved or doubled while the likelihood improves.
@@ -43,6 +44,17 @@ struct GaussianProcessOptions {
   std::size_t hyper_max_points = 128;
   double min_length = 0.02;
   double max_length = 50.0;
+  /// A log-normal prior on each length scale, l ~ LogNormal(mu, sd^2) with mu =
+  /// `length_prior_mean` + ln(d) / 2 for d dimensions (Hvarfner, Hellsten, Nardi, "Vanilla
+  /// Bayesian optimization performs great in high dimensions", ICML 2024: mu = sqrt(2) + ln(d)/2,
+  /// sd = sqrt(3); the prior's median grows with sqrt(d), as distances in the unit cube do).
+  /// The hyperparameters maximise likelihood times prior (MAP, the density of l as BoTorch
+  /// evaluates it), not the likelihood alone: per-parameter length scales fitted on a few dozen
+  /// points by likelihood alone can be confidently short along a parameter the data barely
+  /// constrains, and the prior pulls them back until the data says otherwise (docs/search.md,
+  /// "Length-scale prior"). `length_prior_sd` 0: no prior, the likelihood alone.
+  double length_prior_sd = 1.7320508075688772;
+  double length_prior_mean = 1.4142135623730951;
   /// Diagonal jitter added, times 10 per retry, when a Cholesky factorisation fails.
   double jitter = 1e-10;
   std::size_t jitter_retries = 8;
@@ -292,11 +304,23 @@ class GaussianProcess {
     for (std::size_t i = 0; i < m; ++i) {
       subset.push_back(static_cast<Eigen::Index>(i * n_ / m));
     }
+    const double mu = options_.length_prior_mean + 0.5 * std::log(static_cast<double>(dims_));
+    const double sd = options_.length_prior_sd;
+    // The log prior of the length scales (up to a constant; 0 without a prior).
+    const auto log_prior = [&](const Kernel& kern) {
+      if (sd <= 0) return 0.0;
+      double lp = 0;
+      for (const double l : kern.length_scales) {
+        const double u = (std::log(l) - mu) / sd;
+        lp -= 0.5 * u * u + std::log(l);
+      }
+      return lp;
+    };
     Kernel best = kernel_;
     double best_noise = noise_;
-    double best_ll = log_likelihood(best, best_noise, subset);
+    double best_ll = log_likelihood(best, best_noise, subset) + log_prior(best);
     auto consider = [&](const Kernel& kern, double noise) {
-      const double ll = log_likelihood(kern, noise, subset);
+      const double ll = log_likelihood(kern, noise, subset) + log_prior(kern);
       if (ll > best_ll + 1e-9) {
         best_ll = ll;
         best = kern;
