@@ -3,14 +3,14 @@
 # and UndefinedBehaviorSanitizer, into build/fuzz/ (or $1):
 #   aoe_fuzz       the JSON readers; AOE_FUZZ_TARGET picks one (fuzz/aoe_fuzz.cpp)
 #   aoe_fuzz_onnx  the ONNX loader (when libonnx-dev is installed)
-# Packages: clang-16 libfuzzer-16-dev (scripts/install-deps.sh).
+# Packages: clang-16 libfuzzer-16-dev libclang-rt-16-dev (scripts/install-deps.sh).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 out="${1:-build/fuzz}"
 mkdir -p "$out"
 cxx="${AOE_FUZZ_CXX:-clang++-16}"
 if ! command -v "$cxx" >/dev/null 2>&1; then
-  echo "fuzz/build.sh: $cxx not found (apt-get install clang-16 libfuzzer-16-dev)" >&2
+  echo "fuzz/build.sh: $cxx not found (apt-get install clang-16 libfuzzer-16-dev libclang-rt-16-dev)" >&2
   exit 1
 fi
 # -O1 -g: the sanitizers' usual setting; every UB report is fatal.

@@ -50,6 +50,7 @@ AOE_DEBIAN_PACKAGES=(
   # Fuzzing (fuzz/build.sh, docs/reliability.md#fuzzing): clang 16 with libFuzzer, ASan, UBSan.
   clang-16
   libfuzzer-16-dev
+  libclang-rt-16-dev     # clang 16's ASan, UBSan and libFuzzer runtimes (not a dependency of the two above)
 )
 
 missing_packages() {
