@@ -42,6 +42,17 @@ for t in "${targets[@]}"; do
     "${execs:-?}" "${rate:-?}" "${cov:-?}" "${ft:-?}"
 done
 if [[ ${#failed[@]} -gt 0 ]]; then
+  # The report itself, so that a CI log on record says what was found and where.
+  for t in "${failed[@]}"; do
+    echo "== $t: the sanitizer's report (from $out/$t.log)" >&2
+    sed -n '/^==[0-9]*==ERROR\|runtime error\|^SUMMARY\|^    #[0-9]/p' "$out/$t.log" | head -n 60 >&2
+    for f in "$out/findings/$t-"*; do
+      [[ -f $f ]] || continue
+      echo "== $t: $f, $(stat -c %s "$f") bytes, base64:" >&2
+      head -c 8192 "$f" | base64 -w 0 >&2
+      echo >&2
+    done
+  done
   echo "fuzz/run.sh: findings in: ${failed[*]} (see $out/findings/ and $out/<target>.log)" >&2
   exit 1
 fi

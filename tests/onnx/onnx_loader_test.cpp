@@ -765,3 +765,58 @@ TEST_CASE("onnx: window attributes whose pads overflow are an error, and 1-D pad
   const auto& pads = std::get<std::vector<std::int64_t>>(g1->nodes.at(0).attributes.at("pads"));
   CHECK(pads == std::vector<std::int64_t>{0, 0, 2, 0});
 }
+
+TEST_CASE("onnx: an axis outside [-rank, rank) is an error naming the node, never a huge loop") {
+  // Found by the onnx fuzz target: Softmax (opset < 13) with axis -2^62 looped from the axis to
+  // the rank, allocating until the process ran out of memory. libonnx 1.12's shape inference
+  // checks the axis of Softmax only from opset 13 on; the mapping checks every axis it reads.
+  const auto refused = [](OnnxModel& m, const std::string& what,
+                          int type = onnx::TensorProto_DataType_FLOAT) {
+    m.output("y", type);
+    const auto g = aoe::parse_onnx(m.bytes(), "axis.onnx");
+    REQUIRE_FALSE(g.has_value());
+    INFO(g.error().message);
+    CHECK(g.error().code == aoe::make_error_code(aoe::Errc::schema_error));
+    CHECK(g.error().message.starts_with("axis.onnx: "));
+    CHECK(g.error().message.find(what) != std::string::npos);
+  };
+  SUBCASE("Softmax, opset 11, axis -2^62") {
+    OnnxModel m(11);
+    m.input("x", {2, 3, 8});
+    aoe::test::set_int(m.node("Softmax", {"x"}, {"y"}, "soft"), "axis", -(std::int64_t{1} << 62));
+    refused(m, "node 'soft' (Softmax): axis -4611686018427387904 is outside [-rank, rank) of the "
+               "rank-3 input");
+  }
+  SUBCASE("LogSoftmax, opset 11, axis -2^63") {
+    OnnxModel m(11);
+    m.input("x", {2, 3, 8});
+    aoe::test::set_int(m.node("LogSoftmax", {"x"}, {"y"}, "logsoft"), "axis",
+                       std::numeric_limits<std::int64_t>::min());
+    refused(m, "node 'logsoft' (LogSoftmax): axis -9223372036854775808 is outside [-rank, rank) "
+               "of the rank-3 input");
+  }
+  SUBCASE("ArgMax (shape inference names it)") {
+    OnnxModel m(13);
+    m.input("x", {2, 3, 8});
+    aoe::test::set_int(m.node("ArgMax", {"x"}, {"y"}, "argmax"), "axis", -4);
+    refused(m, "node name: argmax", onnx::TensorProto_DataType_INT64);
+  }
+  SUBCASE("ReduceSum's axes input (shape inference names it)") {
+    OnnxModel m(13);
+    m.input("x", {2, 3, 8}).ints("axes", {0, 100});
+    m.node("ReduceSum", {"x", "axes"}, {"y"}, "sum");
+    refused(m, "node name: sum");
+  }
+  SUBCASE("the edges -rank and rank - 1 are in range") {
+    OnnxModel m(11);
+    m.input("x", {2, 3, 8});
+    aoe::test::set_int(m.node("Softmax", {"x"}, {"s"}, "soft"), "axis", -3);
+    aoe::test::set_int(m.node("ArgMax", {"s"}, {"y"}, "argmax"), "axis", 2);
+    m.output("y", onnx::TensorProto_DataType_INT64);
+    const auto g = aoe::parse_onnx(m.bytes(), "axis.onnx");
+    REQUIRE_MESSAGE(g.has_value(), g.error().message);
+    CHECK(attr<std::vector<std::int64_t>>(g->nodes.at(0), "axes") ==
+          std::vector<std::int64_t>{0, 1, 2});
+    CHECK(attr<std::vector<std::int64_t>>(g->nodes.at(1), "axes") == std::vector<std::int64_t>{2});
+  }
+}

@@ -202,14 +202,34 @@ inline constexpr std::string_view bad_window =
     return it == ctx.values.end() ? nullptr : &it->second;
   };
   const auto rank = static_cast<std::int64_t>(shape_of(0).size());
-  const auto axis_list = [&](const char* name, int input) {
+  // An axis of the first input, counted from the end when negative; nullopt outside [-rank, rank).
+  const auto normal_axis = [&](std::int64_t a) -> std::optional<std::int64_t> {
+    if (a < -rank || a >= rank) return std::nullopt;
+    return a < 0 ? a + rank : a;
+  };
+  const auto bad_axis = [&](std::string_view name, std::int64_t a) {
+    return with_error(std::move(m), std::string(name) + " " + std::to_string(a) +
+                                        " is outside [-rank, rank) of the rank-" +
+                                        std::to_string(rank) + " input");
+  };
+  // The axes from attribute `name` or else from constant input `input`, normalised; nullopt (and
+  // `*wrong` set) when one is out of range.
+  const auto axis_list = [&](const char* name, int input,
+                             std::int64_t* wrong) -> std::optional<std::vector<std::int64_t>> {
     std::vector<std::int64_t> axes;
     if (auto a = ints_attribute(n, name)) {
       axes = *a;
     } else if (const auto* v = value_of(input)) {
       for (std::size_t i = 0; i < v->size(); ++i) axes.push_back(v->integer(i));
     }
-    for (auto& a : axes) a = a < 0 ? a + rank : a;
+    for (auto& a : axes) {
+      const auto normal = normal_axis(a);
+      if (!normal) {
+        *wrong = a;
+        return std::nullopt;
+      }
+      a = *normal;
+    }
     return axes;
   };
 
@@ -367,20 +387,24 @@ inline constexpr std::string_view bad_window =
   if (op == "Softmax" || op == "LogSoftmax") {
     m.type = op == "Softmax" ? "SoftmaxV2" : "LogSoftmaxV2";
     const std::int64_t def = ctx.opset >= 13 ? -1 : 1;
-    std::int64_t axis = int_attribute(n, "axis", def);
-    if (axis < 0) axis += rank;
+    const std::int64_t given = int_attribute(n, "axis", def);
+    const auto axis = normal_axis(given);
+    if (!axis) return bad_axis("axis", given);
     std::vector<std::int64_t> axes;
     if (ctx.opset >= 13) {
-      axes = {axis};
+      axes = {*axis};
     } else {
-      for (std::int64_t a = axis; a < rank; ++a) axes.push_back(a);  // coerced to 2-D
+      for (std::int64_t a = *axis; a < rank; ++a) axes.push_back(a);  // coerced to 2-D
     }
     m.attributes["axes"] = axes;
     return m;
   }
   if (op.starts_with("Reduce")) {
     m.type = op;
-    auto axes = axis_list("axes", 1);
+    std::int64_t wrong = 0;
+    auto listed = axis_list("axes", 1, &wrong);
+    if (!listed) return bad_axis("axes entry", wrong);
+    auto axes = std::move(*listed);
     if (axes.empty() && int_attribute(n, "noop_with_empty_axes", 0) == 0) {
       for (std::int64_t a = 0; a < rank; ++a) axes.push_back(a);
     }
@@ -390,9 +414,10 @@ inline constexpr std::string_view bad_window =
   }
   if (op == "ArgMax" || op == "ArgMin") {
     m.type = op == "ArgMax" ? "ArgMaxV2" : "ArgMinV2";
-    std::int64_t axis = int_attribute(n, "axis", 0);
-    if (axis < 0) axis += rank;
-    m.attributes["axes"] = std::vector<std::int64_t>{axis};
+    const std::int64_t given = int_attribute(n, "axis", 0);
+    const auto axis = normal_axis(given);
+    if (!axis) return bad_axis("axis", given);
+    m.attributes["axes"] = std::vector<std::int64_t>{*axis};
     return m;
   }
   if (op == "LayerNormalization") {
