@@ -61,6 +61,8 @@ TEST_CASE("model format: --framework and the file's content") {
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
+#include <limits>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -731,8 +733,9 @@ TEST_CASE("onnx: a Conv whose weight has no usable shape is an error, never a cr
   // loader does not describe (COMPLEX64) left the Conv mapping without a weight shape.
   OnnxModel m;
   m.input("x", {1, 3, 8, 8}).weight("w", {4, 3, 3, 3});
-  m.proto().mutable_graph()->mutable_initializer(0)->set_data_type(
-      onnx::TensorProto_DataType_COMPLEX64);
+  auto* w = m.proto().mutable_graph()->mutable_initializer(0);
+  w->set_data_type(onnx::TensorProto_DataType_COMPLEX64);
+  for (int i = 0; i < 108; ++i) w->add_float_data(0.0F);  // two floats an element
   auto& n = m.node("Conv", {"x", "w"}, {"c"}, "conv");
   aoe::test::set_ints(n, "pads", {1, 1, 1, 1});
   m.node("Relu", {"c"}, {"y"}, "relu");
@@ -818,5 +821,70 @@ TEST_CASE("onnx: an axis outside [-rank, rank) is an error naming the node, neve
     CHECK(attr<std::vector<std::int64_t>>(g->nodes.at(0), "axes") ==
           std::vector<std::int64_t>{0, 1, 2});
     CHECK(attr<std::vector<std::int64_t>>(g->nodes.at(1), "axes") == std::vector<std::int64_t>{2});
+  }
+}
+
+TEST_CASE("onnx: a stored tensor whose data does not match its dims is an error naming it") {
+  // Found by the onnx fuzz target: an INT64 initializer with dims [2] and 2 bytes of raw_data
+  // crashed libonnx 1.12's shape inference (it copies raw_data by its length into a vector
+  // sized by the element count).
+  const auto refused = [](const OnnxModel& m, const std::string& what) {
+    const auto g = aoe::parse_onnx(m.bytes(), "data.onnx");
+    REQUIRE_FALSE(g.has_value());
+    INFO(g.error().message);
+    CHECK(g.error().code == aoe::make_error_code(aoe::Errc::schema_error));
+    CHECK(g.error().message.find("data.onnx: " + what) != std::string::npos);
+  };
+  const auto reshape = [](OnnxModel& m) -> onnx::TensorProto& {
+    m.input("x", {4, 6});
+    m.node("Reshape", {"x", "shape"}, {"y"}, "reshape");
+    m.output("y");
+    auto& graph = *m.proto().mutable_graph();
+    auto* t = graph.add_initializer();
+    t->set_name("shape");
+    t->set_data_type(onnx::TensorProto_DataType_INT64);
+    t->add_dims(2);
+    return *t;
+  };
+  SUBCASE("raw_data shorter than the dims say (the finding)") {
+    OnnxModel m(13);
+    reshape(m).set_raw_data(std::string("\x06\x04", 2));
+    refused(m, "initializer 'shape' (INT64, dims [2]): raw_data holds 2 bytes, not the 2 x 8 "
+               "its dims and type need");
+  }
+  SUBCASE("raw_data longer than the dims say") {
+    OnnxModel m(13);
+    reshape(m).set_raw_data(std::string(24, '\0'));
+    refused(m, "initializer 'shape' (INT64, dims [2]): raw_data holds 24 bytes, not the 2 x 8");
+  }
+  SUBCASE("typed values fewer than the dims say") {
+    OnnxModel m(13);
+    reshape(m).add_int64_data(24);
+    refused(m, "initializer 'shape' (INT64, dims [2]) holds 1 values, not the 2 x 1 its dims need");
+  }
+  SUBCASE("a Constant node's tensor") {
+    OnnxModel m(13);
+    m.input("x", {4, 6});
+    auto& c = m.node("Constant", {}, {"shape"}, "const");
+    auto* a = c.add_attribute();
+    a->set_name("value");
+    a->set_type(onnx::AttributeProto_AttributeType_TENSOR);
+    a->mutable_t()->set_data_type(onnx::TensorProto_DataType_INT64);
+    a->mutable_t()->add_dims(2);
+    a->mutable_t()->set_raw_data(std::string(12, '\0'));
+    m.node("Reshape", {"x", "shape"}, {"y"}, "reshape");
+    m.output("y");
+    refused(m, "node 'const' (Constant) attribute 'value' (INT64, dims [2]): raw_data holds 12 "
+               "bytes");
+  }
+  SUBCASE("matching raw and typed data load") {
+    OnnxModel m(13);
+    std::string raw(16, '\0');
+    const std::int64_t dims[2] = {6, 4};
+    std::memcpy(raw.data(), dims, sizeof dims);
+    reshape(m).set_raw_data(raw);
+    const auto g = aoe::parse_onnx(m.bytes(), "data.onnx");
+    REQUIRE_MESSAGE(g.has_value(), g.error().message);
+    CHECK(g->nodes.at(0).outputs.at(0).desc.shape == std::vector<std::int64_t>{6, 4});
   }
 }

@@ -135,6 +135,7 @@ class OnnxReader {
     name_nodes();
     if (auto r = check_nodes(); !r) return r.error();
     externals_to_inputs();
+    if (auto r = check_tensor_sizes(); !r) return r.error();
     try {
       onnx::checker::check_model(model_);
     } catch (const std::exception& e) {
@@ -273,6 +274,107 @@ class OnnxReader {
       }
       inits.DeleteSubrange(i, 1);
     }
+  }
+
+  /// Every tensor stored in the model (initializers, sparse initializers, node attributes) must
+  /// hold exactly as many values as its dims say, as ONNX requires: libonnx 1.12 copies raw_data
+  /// by its length into a vector sized by the element count, so a short or ragged raw_data
+  /// corrupts memory in shape inference (fuzz finding), and the checker does not look.
+  Result<void> check_tensor_sizes() const {
+    const auto& g = model_.graph();
+    for (const auto& t : g.initializer()) {
+      if (auto r = check_tensor_size(t, "initializer '" + t.name() + "'"); !r) return r;
+    }
+    for (const auto& s : g.sparse_initializer()) {
+      const std::string where = "sparse initializer '" + s.values().name() + "'";
+      if (auto r = check_tensor_size(s.values(), where + " values"); !r) return r;
+      if (auto r = check_tensor_size(s.indices(), where + " indices"); !r) return r;
+    }
+    for (const auto& n : g.node()) {
+      for (const auto& a : n.attribute()) {
+        const std::string where = node_label(n) + " attribute '" + a.name() + "'";
+        if (a.has_t()) {
+          if (auto r = check_tensor_size(a.t(), where); !r) return r;
+        }
+        for (const auto& t : a.tensors()) {
+          if (auto r = check_tensor_size(t, where); !r) return r;
+        }
+        if (a.has_sparse_tensor()) {
+          if (auto r = check_tensor_size(a.sparse_tensor().values(), where + " values"); !r) {
+            return r;
+          }
+          if (auto r = check_tensor_size(a.sparse_tensor().indices(), where + " indices"); !r) {
+            return r;
+          }
+        }
+      }
+    }
+    return {};
+  }
+
+  Result<void> check_tensor_size(const onnx::TensorProto& t, const std::string& where) const {
+    if (t.data_location() == onnx::TensorProto_DataLocation_EXTERNAL) return {};
+    using T = onnx::TensorProto_DataType;
+    const std::vector<std::int64_t> dims(t.dims().begin(), t.dims().end());
+    const auto count = onnx_import::detail::element_count(dims);
+    std::string shape;
+    for (const auto d : dims) shape += (shape.empty() ? "" : ", ") + std::to_string(d);
+    const std::string described =
+        where + " (" + data_type_name(t.data_type()) + ", dims [" + shape + "])";
+    if (!count) {
+      return fail(Errc::schema_error,
+                  described + ": a negative dimension, or an element count over 2^63");
+    }
+    // Bytes per element in raw_data, and values per element in the typed field, per type.
+    std::size_t bytes = 0;
+    std::int64_t typed = 0;
+    int per_element = 1;
+    switch (t.data_type()) {
+      case T::TensorProto_DataType_FLOAT: bytes = 4, typed = t.float_data_size(); break;
+      case T::TensorProto_DataType_COMPLEX64:
+        bytes = 8, typed = t.float_data_size(), per_element = 2;
+        break;
+      case T::TensorProto_DataType_DOUBLE: bytes = 8, typed = t.double_data_size(); break;
+      case T::TensorProto_DataType_COMPLEX128:
+        bytes = 16, typed = t.double_data_size(), per_element = 2;
+        break;
+      case T::TensorProto_DataType_INT64: bytes = 8, typed = t.int64_data_size(); break;
+      case T::TensorProto_DataType_UINT64: bytes = 8, typed = t.uint64_data_size(); break;
+      case T::TensorProto_DataType_UINT32: bytes = 4, typed = t.uint64_data_size(); break;
+      case T::TensorProto_DataType_INT32: bytes = 4, typed = t.int32_data_size(); break;
+      case T::TensorProto_DataType_INT16:
+      case T::TensorProto_DataType_UINT16:
+      case T::TensorProto_DataType_FLOAT16:
+      case T::TensorProto_DataType_BFLOAT16: bytes = 2, typed = t.int32_data_size(); break;
+      case T::TensorProto_DataType_INT8:
+      case T::TensorProto_DataType_UINT8:
+      case T::TensorProto_DataType_BOOL: bytes = 1, typed = t.int32_data_size(); break;
+      case T::TensorProto_DataType_STRING:
+        if (!t.has_raw_data() && t.string_data_size() != *count) {
+          return fail(Errc::schema_error, described + " holds " +
+                                              std::to_string(t.string_data_size()) +
+                                              " strings, not " + std::to_string(*count));
+        }
+        return {};
+      default: return {};  // an undefined type: the checker names it
+    }
+    if (t.has_raw_data()) {
+      const auto size = t.raw_data().size();
+      if (static_cast<std::uint64_t>(*count) > std::numeric_limits<std::size_t>::max() / bytes ||
+          size != static_cast<std::size_t>(*count) * bytes) {
+        return fail(Errc::schema_error,
+                    described + ": raw_data holds " + std::to_string(size) + " bytes, not the " +
+                        std::to_string(*count) + " x " + std::to_string(bytes) +
+                        " its dims and type need");
+      }
+      return {};
+    }
+    if (typed % per_element != 0 || typed / per_element != *count) {
+      return fail(Errc::schema_error, described + " holds " + std::to_string(typed) +
+                                          " values, not the " + std::to_string(*count) + " x " +
+                                          std::to_string(per_element) + " its dims need");
+    }
+    return {};
   }
 
   /// Applies --input_shape to the model's inputs and checks that every input dimension is now
