@@ -18,6 +18,15 @@ else
   printf '%-15s %-8s (no libonnx-dev: the ONNX target was not built)\n' onnx skipped
 fi
 mkdir -p "$out/findings"
+# Symbolised stack traces in a finding's report, where a symbolizer is installed.
+if [[ -z ${ASAN_SYMBOLIZER_PATH:-} ]]; then
+  for s in llvm-symbolizer-16 llvm-symbolizer; do
+    if command -v "$s" >/dev/null 2>&1; then
+      export ASAN_SYMBOLIZER_PATH="$(command -v "$s")"
+      break
+    fi
+  done
+fi
 failed=()
 for t in "${targets[@]}"; do
   mkdir -p "$out/corpus/$t"
@@ -45,7 +54,7 @@ if [[ ${#failed[@]} -gt 0 ]]; then
   # The report itself, so that a CI log on record says what was found and where.
   for t in "${failed[@]}"; do
     echo "== $t: the sanitizer's report (from $out/$t.log)" >&2
-    sed -n '/^==[0-9]*==ERROR\|runtime error\|^SUMMARY\|^    #[0-9]/p' "$out/$t.log" | head -n 60 >&2
+    sed -n '/^==[0-9]*== *ERROR\|runtime error\|^SUMMARY\|^    #[0-9]/p' "$out/$t.log" | head -n 60 >&2
     for f in "$out/findings/$t-"*; do
       [[ -f $f ]] || continue
       echo "== $t: $f, $(stat -c %s "$f") bytes, base64:" >&2
