@@ -62,8 +62,8 @@ TEST_CASE("model format: --framework and the file's content") {
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
-#include <limits>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -787,16 +787,18 @@ TEST_CASE("onnx: an axis outside [-rank, rank) is an error naming the node, neve
     OnnxModel m(11);
     m.input("x", {2, 3, 8});
     aoe::test::set_int(m.node("Softmax", {"x"}, {"y"}, "soft"), "axis", -(std::int64_t{1} << 62));
-    refused(m, "node 'soft' (Softmax): axis -4611686018427387904 is outside [-rank, rank) of the "
-               "rank-3 input");
+    refused(m,
+            "node 'soft' (Softmax): axis -4611686018427387904 is outside [-rank, rank) of the "
+            "rank-3 input");
   }
   SUBCASE("LogSoftmax, opset 11, axis -2^63") {
     OnnxModel m(11);
     m.input("x", {2, 3, 8});
     aoe::test::set_int(m.node("LogSoftmax", {"x"}, {"y"}, "logsoft"), "axis",
                        std::numeric_limits<std::int64_t>::min());
-    refused(m, "node 'logsoft' (LogSoftmax): axis -9223372036854775808 is outside [-rank, rank) "
-               "of the rank-3 input");
+    refused(m,
+            "node 'logsoft' (LogSoftmax): axis -9223372036854775808 is outside [-rank, rank) "
+            "of the rank-3 input");
   }
   SUBCASE("ArgMax (shape inference names it)") {
     OnnxModel m(13);
@@ -849,8 +851,9 @@ TEST_CASE("onnx: a stored tensor whose data does not match its dims is an error 
   SUBCASE("raw_data shorter than the dims say (the finding)") {
     OnnxModel m(13);
     reshape(m).set_raw_data(std::string("\x06\x04", 2));
-    refused(m, "initializer 'shape' (INT64, dims [2]): raw_data holds 2 bytes, not the 2 x 8 "
-               "its dims and type need");
+    refused(m,
+            "initializer 'shape' (INT64, dims [2]): raw_data holds 2 bytes, not the 2 x 8 "
+            "its dims and type need");
   }
   SUBCASE("raw_data longer than the dims say") {
     OnnxModel m(13);
@@ -874,8 +877,9 @@ TEST_CASE("onnx: a stored tensor whose data does not match its dims is an error 
     a->mutable_t()->set_raw_data(std::string(12, '\0'));
     m.node("Reshape", {"x", "shape"}, {"y"}, "reshape");
     m.output("y");
-    refused(m, "node 'const' (Constant) attribute 'value' (INT64, dims [2]): raw_data holds 12 "
-               "bytes");
+    refused(m,
+            "node 'const' (Constant) attribute 'value' (INT64, dims [2]): raw_data holds 12 "
+            "bytes");
   }
   SUBCASE("matching raw and typed data load") {
     OnnxModel m(13);

@@ -362,10 +362,9 @@ class OnnxReader {
       const auto size = t.raw_data().size();
       if (static_cast<std::uint64_t>(*count) > std::numeric_limits<std::size_t>::max() / bytes ||
           size != static_cast<std::size_t>(*count) * bytes) {
-        return fail(Errc::schema_error,
-                    described + ": raw_data holds " + std::to_string(size) + " bytes, not the " +
-                        std::to_string(*count) + " x " + std::to_string(bytes) +
-                        " its dims and type need");
+        return fail(Errc::schema_error, described + ": raw_data holds " + std::to_string(size) +
+                                            " bytes, not the " + std::to_string(*count) + " x " +
+                                            std::to_string(bytes) + " its dims and type need");
       }
       return {};
     }
