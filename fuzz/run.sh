@@ -54,10 +54,14 @@ if [[ ${#failed[@]} -gt 0 ]]; then
   # The report itself, so that a CI log on record says what was found and where.
   for t in "${failed[@]}"; do
     echo "== $t: the sanitizer's report (from $out/$t.log)" >&2
-    sed -n '/^==[0-9]*== *ERROR\|runtime error\|^SUMMARY\|^    #[0-9]/p' "$out/$t.log" | head -n 60 >&2
+    sed -n '/^==[0-9]*== *ERROR\|runtime error\|^SUMMARY\|^    #[0-9]/p' "$out/$t.log" | head -n 60 >&2 ||
+      true # head may close the pipe before sed ends: not a failure of the report
     for f in "$out/findings/$t-"*; do
       [[ -f $f ]] || continue
-      echo "== $t: $f, $(stat -c %s "$f") bytes, base64:" >&2
+      size=$(stat -c %s "$f")
+      shown="base64"
+      ((size > 8192)) && shown="its first 8192 bytes in base64 (the whole file stays in $out/findings/)"
+      echo "== $t: $f, $size bytes, $shown:" >&2
       head -c 8192 "$f" | base64 -w 0 >&2
       echo >&2
     done
