@@ -22,6 +22,8 @@
 //
 // POCL_KERNEL_CACHE=0 is set for this process and the CLBlast tuner, so that no build is
 // served from PoCL's on-disk cache (both sides pay every build).
+#include "support/gemm_bench.hpp"
+
 #include <aoe/core/stop_conditions.hpp>
 #include <aoe/core/tuner.hpp>
 #include <aoe/measure/replay/kernel_tuner_writer.hpp>
@@ -52,51 +54,11 @@
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
-
-// Measurements shared between the runs of this process (see item 3 above). Reports device time
-// so that the tuner charges each trial the cost of its original measurement.
-class SharedMeasurements {
- public:
-  static constexpr bool reports_device_time = true;
-  SharedMeasurements(aoe::OpenCLRunner* runner,
-                     std::map<aoe::Configuration, aoe::Measurement>* cache)
-      : runner_(runner), cache_(cache) {}
-  std::vector<aoe::Measurement> measure(aoe::SpaceView view,
-                                        std::span<const aoe::Configuration> batch) {
-    std::vector<aoe::Configuration> todo;
-    for (const auto& c : batch) {
-      if (!cache_->contains(c) && std::find(todo.begin(), todo.end(), c) == todo.end()) {
-        todo.push_back(c);
-      }
-    }
-    if (!todo.empty()) {
-      const auto m = runner_->measure(view, todo);
-      for (std::size_t i = 0; i < todo.size(); ++i) {
-        cache_->emplace(todo[i], m[i]);
-        timing_[todo[i]] = runner_->timings()[i];
-      }
-    }
-    std::vector<aoe::Measurement> out;
-    timings_.clear();
-    for (const auto& c : batch) {
-      out.push_back(cache_->at(c));
-      timings_.push_back(timing_[c]);
-    }
-    return out;
-  }
-  /// Where the time of each configuration of the last batch went (for the recording).
-  [[nodiscard]] const std::vector<aoe::opencl::Timing>& timings() const { return timings_; }
-
- private:
-  aoe::OpenCLRunner* runner_;
-  std::map<aoe::Configuration, aoe::Measurement>* cache_;
-  std::map<aoe::Configuration, aoe::opencl::Timing> timing_;
-  std::vector<aoe::opencl::Timing> timings_;
-};
+using aoe_bench::Clock;
+using aoe_bench::Row;
+using aoe_bench::since;
+using aoe_bench::split;
+using SharedMeasurements = aoe_bench::SharedMeasurements<aoe::OpenCLRunner>;
 
 // CLBlast's SGEMM (row-major, C = A B): median GFLOP/s of `runs` after a first call (which
 // builds CLBlast's program), timed on the host from the call to the queue's end: the routine
@@ -132,86 +94,10 @@ double clblast_gflops(cl::Context& context, cl::CommandQueue& queue, std::size_t
   return 2.0 * static_cast<double>(n * n * n) / aoe::median(seconds) * 1e-9;
 }
 
-struct Row {
-  std::string kernel, tuner;
-  std::size_t evaluations = 0;
-  double best_gflops = 0, wall_seconds = 0;
-  boost::json::object extra{};
-};
-
-boost::json::object to_json(const Row& r) {
-  boost::json::object o{{"kernel", r.kernel},
-                        {"tuner", r.tuner},
-                        {"evaluations", r.evaluations},
-                        {"best_gflops", r.best_gflops},
-                        {"wall_seconds", r.wall_seconds}};
-  for (const auto& kv : r.extra) o[kv.key()] = kv.value();
-  return o;
-}
-
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  for (std::string item; std::getline(in, item, ',');) {
-    if (!item.empty()) out.push_back(item);
-  }
-  return out;
-}
-
-// Best GFLOP/s against evaluations, one line per policy (live runs), with CLBlast's SGEMM
-// (shipped parameters) and the best kernel its tuner found as horizontal lines (SVG).
-void write_svg(const std::string& path, const std::vector<Row>& rows, double clblast_default,
-               double clblast_tuned, std::size_t max_evaluations) {
-  double top = std::max(clblast_default, clblast_tuned);
-  for (const auto& r : rows) top = std::max(top, r.best_gflops);
-  top = std::ceil(top / 10 + 0.5) * 10;
-  const double w = 720, h = 420, left = 60, right = 170, bottom = 50, upper = 20;
-  const auto x = [&](double e) {
-    return left + (w - left - right) * std::log2(e / 25.0) / std::log2(max_evaluations / 25.0);
-  };
-  const auto y = [&](double g) { return h - bottom - (h - bottom - upper) * g / top; };
-  std::ofstream out(path);
-  out << "<svg xmlns='http://www.w3.org/2000/svg' width='" << w << "' height='" << h
-      << "' font-family='sans-serif' font-size='12'>\n<rect width='100%' height='100%' "
-         "fill='white'/>\n";
-  out << "<text x='" << left << "' y='14'>best GFLOP/s (mean over seeds) against evaluations"
-      << "</text>\n";
-  for (double g = 0; g <= top; g += top / 5) {
-    out << "<line x1='" << left << "' x2='" << w - right << "' y1='" << y(g) << "' y2='" << y(g)
-        << "' stroke='#ddd'/><text x='" << left - 8 << "' y='" << y(g) + 4 << "' text-anchor='end'>"
-        << static_cast<int>(g) << "</text>\n";
-  }
-  for (std::size_t e = 25; e <= max_evaluations; e *= 2) {
-    out << "<text x='" << x(static_cast<double>(e)) << "' y='" << h - bottom + 16
-        << "' text-anchor='middle'>" << e << "</text>\n";
-  }
-  const char* colours[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b"};
-  std::map<std::string, std::vector<const Row*>> lines;
-  for (const auto& r : rows) {
-    if (r.kernel == "aoe_gemm" && !r.extra.contains("fraction_of_optimum")) {
-      lines[r.tuner].push_back(&r);
-    }
-  }
-  std::size_t i = 0;
-  for (const auto& [name, points] : lines) {
-    const char* colour = colours[i % 6];
-    out << "<polyline fill='none' stroke='" << colour << "' stroke-width='2' points='";
-    for (const Row* p : points) {
-      out << x(static_cast<double>(p->evaluations)) << "," << y(p->best_gflops) << " ";
-    }
-    out << "'/>\n<text x='" << w - right + 8 << "' y='" << upper + 16 * (i + 1) << "' fill='"
-        << colour << "'>" << name << "</text>\n";
-    ++i;
-  }
-  const auto hline = [&](double g, const char* label, const char* dash) {
-    out << "<line x1='" << left << "' x2='" << w - right << "' y1='" << y(g) << "' y2='" << y(g)
-        << "' stroke='black' stroke-dasharray='" << dash << "'/><text x='" << w - right + 8
-        << "' y='" << y(g) + 4 << "'>" << label << "</text>\n";
-  };
-  if (clblast_default > 0) hline(clblast_default, "CLBlast SGEMM, default", "4 4");
-  if (clblast_tuned > 0) hline(clblast_tuned, "CLBlast tuner's best", "8 3");
-  out << "<text x='" << (w - right + left) / 2 << "' y='" << h - 12
-      << "' text-anchor='middle'>evaluations</text>\n</svg>\n";
+// CLBlast's SGEMM (shipped parameters) and the best kernel its tuner found, for the plot.
+std::vector<aoe_bench::Reference> clblast_references(double clblast_default, double clblast_tuned) {
+  return {{clblast_default, "CLBlast SGEMM, default", "4 4"},
+          {clblast_tuned, "CLBlast tuner's best", "8 3"}};
 }
 
 }  // namespace
@@ -271,8 +157,8 @@ int main(int argc, char** argv) {
       }
       rows.push_back(std::move(r));
     }
-    write_svg(svg_path.empty() ? "opencl_bench.svg" : svg_path, rows, default_gflops, tuner_best,
-              most);
+    aoe_bench::write_svg(svg_path.empty() ? "opencl_bench.svg" : svg_path, rows,
+                         clblast_references(default_gflops, tuner_best), most);
     return 0;
   }
   if (json_path.empty()) {
@@ -329,51 +215,15 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::map<aoe::Configuration, aoe::Measurement> shared;
-  std::vector<std::size_t> checkpoints;
-  for (std::size_t e = 25; e <= max_evaluations; e *= 2) checkpoints.push_back(e);
-  for (const auto& policy : policies) {
-    std::map<std::size_t, std::vector<double>> best_at, wall_at;
-    for (std::size_t seed = 1; seed <= seeds; ++seed) {
-      auto search = aoe::make_search(policy);
-      if (!search) {
-        std::fprintf(stderr, "opencl_bench: %s\n", search.error().message.c_str());
-        return 2;
-      }
-      aoe::Tuner<aoe::AnySearch, SharedMeasurements> tuner(
-          std::move(*search), SharedMeasurements(&*runner, &shared),
-          aoe::TunerOptions{.seed = seed, .batch_size = batch});
-      const auto result = tuner.tune(space, aoe::MaxEvaluations{max_evaluations});
-      double best = std::numeric_limits<double>::infinity();
-      std::size_t next = 0;
-      for (const auto& t : result.history) {
-        if (t.measurement.ok()) best = std::min(best, t.measurement.value);
-        while (next < checkpoints.size() && t.evaluation == checkpoints[next]) {
-          best_at[checkpoints[next]].push_back(std::isfinite(best) ? flops / best * 1e-9 : 0);
-          wall_at[checkpoints[next]].push_back(t.finished);
-          ++next;
-        }
-      }
-      std::fprintf(stderr,
-                   "%s seed %zu: %zu evaluations, best %.2f GFLOP/s (%zu measured so far, "
-                   "%.0f s)\n",
-                   policy.c_str(), seed, result.history.size(),
-                   std::isfinite(best) ? flops / best * 1e-9 : 0.0, shared.size(),
-                   since(bench_begin));
-    }
-    for (const auto e : checkpoints) {
-      const auto& g = best_at[e];
-      if (g.empty()) continue;
-      rows.push_back({"aoe_gemm",
-                      policy,
-                      e,
-                      aoe::mean(g),
-                      aoe::mean(wall_at[e]),
-                      {{"size", size},
-                       {"seeds", g.size()},
-                       {"best_gflops_min", *std::min_element(g.begin(), g.end())},
-                       {"best_gflops_max", *std::max_element(g.begin(), g.end())},
-                       {"best_gflops_stddev", aoe::stddev(g)}}});
-    }
+  const aoe_bench::RunSettings settings{.policies = policies,
+                                        .seeds = seeds,
+                                        .max_evaluations = max_evaluations,
+                                        .batch = batch,
+                                        .replay_seeds = replay_seeds,
+                                        .size = static_cast<std::int64_t>(size),
+                                        .flops = flops};
+  if (!aoe_bench::live_rows(settings, space, SharedMeasurements(&*runner, &shared), rows)) {
+    return 2;
   }
 
   // --- 4. Recorded and replayed ---------------------------------------------------------------
@@ -382,80 +232,16 @@ int main(int argc, char** argv) {
         aoe::replay::configurations_to_record(space, {.sample = record_sample, .seed = 7});
     // Shared measurements first: those measured in item 3 are not measured again.
     SharedMeasurements measure(&*runner, &shared);
-    const auto t0 = Clock::now();
-    const auto recording = std::make_shared<aoe::replay::Recording>(
-        aoe::replay::record(measure, space, configurations,
-                            {.batch = batch,
-                             .name = "aoe_gemm_" + std::to_string(size),
-                             .device = info.name,
-                             .kernel = "aoe_gemm"}));
     const auto cache_path = (std::filesystem::path(json_path).parent_path() /
                              ("aoe_gemm_" + std::to_string(size) + "_cache.json"))
                                 .string();
-    (void)aoe::replay::write_kernel_tuner_cache(*recording, cache_path);
-    auto loaded = aoe::replay::load(cache_path);  // what a researcher replays offline
-    if (!loaded) {
-      std::fprintf(stderr, "opencl_bench: %s\n", loaded.error().message.c_str());
+    if (!aoe_bench::replay_rows(settings, space, configurations, measure,
+                                {.batch = batch,
+                                 .name = "aoe_gemm_" + std::to_string(size),
+                                 .device = info.name,
+                                 .kernel = "aoe_gemm"},
+                                cache_path, rows)) {
       return 1;
-    }
-    const auto replayed = std::make_shared<const aoe::replay::Recording>(std::move(*loaded));
-    const double optimum = replayed->optimum();
-    std::fprintf(stderr,
-                 "recorded %zu configurations (%zu valid) in %.0f s: optimum %.2f "
-                 "GFLOP/s -> %s\n",
-                 replayed->configurations(), replayed->valid_configurations(), since(t0),
-                 flops / optimum * 1e-9, cache_path.c_str());
-    const std::vector<std::size_t> budgets{25, 50, 100};
-    for (const auto& policy : policies) {
-      std::map<std::size_t, std::vector<double>> fraction;
-      std::vector<double> to_098;
-      for (std::size_t seed = 1; seed <= replay_seeds; ++seed) {
-        aoe::Tuner<aoe::AnySearch, aoe::ReplayRunner> tuner(
-            aoe::make_search(policy).value(), aoe::ReplayRunner(replayed),
-            aoe::TunerOptions{.seed = seed, .batch_size = batch});
-        const auto result =
-            tuner.tune(replayed->space(), aoe::MaxEvaluations{replayed->configurations()});
-        double best = std::numeric_limits<double>::infinity();
-        std::size_t reached = 0;
-        for (const auto& t : result.history) {
-          if (t.measurement.ok()) best = std::min(best, t.measurement.value);
-          for (const auto b : budgets) {
-            if (t.evaluation == b) fraction[b].push_back(optimum / best);
-          }
-          if (reached == 0 && optimum / best >= 0.98) reached = t.evaluation;
-        }
-        to_098.push_back(static_cast<double>(reached == 0 ? result.history.size() : reached));
-      }
-      for (const auto b : budgets) {
-        if (fraction[b].empty()) continue;
-        rows.push_back({"aoe_gemm",
-                        policy,
-                        b,
-                        flops / optimum * 1e-9 * aoe::mean(fraction[b]),
-                        0,
-                        {{"size", size},
-                         {"replayed", true},
-                         {"fraction_of_optimum", aoe::mean(fraction[b])},
-                         {"replay_seeds", replay_seeds},
-                         {"mean_evaluations_to_0.98", aoe::mean(to_098)}}});
-      }
-    }
-    std::size_t random_to_098 = replayed->configurations();
-    for (std::size_t k = 1; k <= replayed->configurations(); ++k) {
-      if (replayed->expected_random_fraction(k) >= 0.98) {
-        random_to_098 = k;
-        break;
-      }
-    }
-    for (const auto b : budgets) {
-      Row r{"aoe_gemm", "random_expected", b, flops / replayed->expected_random_best(b) * 1e-9, 0};
-      r.extra["size"] = size;
-      r.extra["replayed"] = true;
-      r.extra["fraction_of_optimum"] = replayed->expected_random_fraction(b);
-      r.extra["evaluations_to_0.98"] = random_to_098;
-      r.extra["recorded_configurations"] = replayed->configurations();
-      r.extra["recorded_optimum_gflops"] = flops / optimum * 1e-9;
-      rows.push_back(std::move(r));
     }
   }
 
@@ -534,7 +320,9 @@ int main(int argc, char** argv) {
                                  {"results", std::move(results)}};
   std::ofstream(json_path) << boost::json::serialize(root) << "\n";
   if (!svg_path.empty())
-    write_svg(svg_path, rows, clblast_default_at_size, clblast_tuner_best, max_evaluations);
+    aoe_bench::write_svg(svg_path, rows,
+                         clblast_references(clblast_default_at_size, clblast_tuner_best),
+                         max_evaluations);
   std::fprintf(stderr, "done in %.0f s\n", since(bench_begin));
   return 0;
 }

@@ -330,6 +330,33 @@ TEST_CASE("aoe-bench record writes a Kernel Tuner cache that replays (needs an O
   CHECK(bad.error().message.find("--kernel 'fft'") != std::string::npos);
 }
 
+TEST_CASE("aoe-bench record --device cuda: a Kernel Tuner cache on a GPU, a clear error without") {
+  const auto bad = aoe_bench::record({.device = "vulkan", .output = "unused.json"});
+  REQUIRE_FALSE(bad.has_value());
+  CHECK(bad.error().message.find("--device 'vulkan': expected opencl or cuda") !=
+        std::string::npos);
+  if (!aoe_bench::record_available("cuda")) {
+    aoe::test::skip("aoe-bench was built without CUDA");
+    return;
+  }
+  aoe::test::TempDir dir("aoe_bench_record_cuda");
+  const std::string path = (dir.path() / "gemm256.json").string();
+  const auto summary = aoe_bench::record(
+      {.device = "cuda", .size = 256, .sample = 3, .seed = 1, .batch = 3, .output = path});
+  if (!summary && summary.error().code == aoe::make_error_code(aoe::Errc::not_found)) {
+    // No driver or no GPU: the message says which, and nothing is written.
+    CHECK(summary.error().message.find("CUDA") != std::string::npos);
+    CHECK_FALSE(std::filesystem::exists(path));
+    aoe::test::skip("no CUDA device: " + summary.error().message);
+    return;
+  }
+  REQUIRE_MESSAGE(summary.has_value(), summary.error().message);
+  CHECK(summary->configurations == 3);
+  auto problem = aoe_bench::load_problem(path);
+  REQUIRE(problem.has_value());
+  CHECK(problem->recording->configurations() == 3);
+}
+
 TEST_CASE("aoe-bench: --cartesian fills the product with failures; the optimum is unchanged") {
   aoe::test::TempDir dir("aoe_bench_cartesian");
   const auto path =

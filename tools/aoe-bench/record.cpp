@@ -1,5 +1,6 @@
 // aoe-bench record (see record.hpp). Built with the OpenCL runner when OpenCL was found
-// (aoe::opencl defines AOE_WITH_OPENCL); otherwise it says so.
+// (aoe::opencl defines AOE_WITH_OPENCL) and with the CUDA runner when the CUDA toolkit was
+// (aoe::cuda defines AOE_WITH_CUDA); without one, recording on it says so.
 #include "record.hpp"
 
 #include <CLI/CLI.hpp>
@@ -7,29 +8,61 @@
 #include <cstdio>
 #include <string>
 
+#if defined(AOE_WITH_OPENCL) || defined(AOE_WITH_CUDA)
+#include <aoe/measure/replay/kernel_tuner_writer.hpp>
+#include <aoe/measure/replay/record.hpp>
+#endif
 #if defined(AOE_WITH_OPENCL)
 #include <aoe/measure/opencl/gemm.hpp>
 #include <aoe/measure/opencl/opencl_runner.hpp>
-#include <aoe/measure/replay/kernel_tuner_writer.hpp>
-#include <aoe/measure/replay/record.hpp>
+#endif
+#if defined(AOE_WITH_CUDA)
+#include <aoe/measure/cuda/cuda_runner.hpp>
+#include <aoe/measure/cuda/gemm.hpp>
 #endif
 
 namespace aoe_bench {
 
-bool record_available() noexcept {
+bool record_available(const std::string& device) noexcept {
 #if defined(AOE_WITH_OPENCL)
-  return true;
-#else
-  return false;
+  if (device == "opencl") return true;
 #endif
+#if defined(AOE_WITH_CUDA)
+  if (device == "cuda") return true;
+#endif
+  (void)device;
+  return false;
 }
 
-aoe::Result<RecordSummary> record(const RecordSettings& settings) {
-#if defined(AOE_WITH_OPENCL)
-  if (settings.kernel != "gemm") {
-    return aoe::make_error(aoe::Errc::invalid_argument,
-                           "--kernel '" + settings.kernel + "': expected gemm");
+namespace {
+
+#if defined(AOE_WITH_OPENCL) || defined(AOE_WITH_CUDA)
+// Measures the configurations `settings` asks for with `runner` and writes the cache.
+template <class Runner>
+aoe::Result<RecordSummary> record_with(Runner& runner, const aoe::Space& space,
+                                       const RecordSettings& settings, const std::string& device) {
+  aoe::replay::RecordOptions options{.sample = settings.sample,
+                                     .seed = settings.seed,
+                                     .batch = settings.batch,
+                                     .name = "aoe_gemm_" + std::to_string(settings.size),
+                                     .device = device,
+                                     .kernel = "aoe_gemm"};
+  options.progress = [](std::size_t done, std::size_t total) {
+    std::fprintf(stderr, "\raoe-bench record: %zu / %zu", done, total);
+    if (done == total) std::fprintf(stderr, "\n");
+  };
+  const auto configurations = aoe::replay::configurations_to_record(space, options);
+  const auto recording = aoe::replay::record(runner, space, configurations, options);
+  if (auto w = aoe::replay::write_kernel_tuner_cache(recording, settings.output); !w) {
+    return w.error();
   }
+  return RecordSummary{device, recording.configurations(), recording.valid_configurations(),
+                       recording.optimum()};
+}
+#endif
+
+aoe::Result<RecordSummary> record_opencl(const RecordSettings& settings) {
+#if defined(AOE_WITH_OPENCL)
   if (settings.size < 16 || settings.size % 16 != 0) {
     return aoe::make_error(aoe::Errc::invalid_argument, "--size " + std::to_string(settings.size) +
                                                             ": expected a positive multiple of 16");
@@ -43,24 +76,7 @@ aoe::Result<RecordSummary> record(const RecordSettings& settings) {
   auto runner = aoe::OpenCLRunner::open(aoe::opencl::gemm_kernel(problem),
                                         {.repetitions = settings.repetitions}, selection);
   if (!runner) return runner.error();
-  const aoe::Space space = aoe::opencl::gemm_space(n, n, n, info);
-  aoe::replay::RecordOptions options{.sample = settings.sample,
-                                     .seed = settings.seed,
-                                     .batch = settings.batch,
-                                     .name = "aoe_gemm_" + std::to_string(n),
-                                     .device = info.name,
-                                     .kernel = "aoe_gemm"};
-  options.progress = [](std::size_t done, std::size_t total) {
-    std::fprintf(stderr, "\raoe-bench record: %zu / %zu", done, total);
-    if (done == total) std::fprintf(stderr, "\n");
-  };
-  const auto configurations = aoe::replay::configurations_to_record(space, options);
-  const auto recording = aoe::replay::record(*runner, space, configurations, options);
-  if (auto w = aoe::replay::write_kernel_tuner_cache(recording, settings.output); !w) {
-    return w.error();
-  }
-  return RecordSummary{info.name, recording.configurations(), recording.valid_configurations(),
-                       recording.optimum()};
+  return record_with(*runner, aoe::opencl::gemm_space(n, n, n, info), settings, info.name);
 #else
   (void)settings;
   return aoe::make_error(aoe::Errc::unsupported,
@@ -69,14 +85,52 @@ aoe::Result<RecordSummary> record(const RecordSettings& settings) {
 #endif
 }
 
+aoe::Result<RecordSummary> record_cuda(const RecordSettings& settings) {
+#if defined(AOE_WITH_CUDA)
+  if (settings.size < 256 || settings.size % 256 != 0) {
+    return aoe::make_error(aoe::Errc::invalid_argument, "--size " + std::to_string(settings.size) +
+                                                            ": expected a multiple of 256");
+  }
+  const auto info = aoe::CudaRunner::probe();
+  if (!info) return info.error();
+  const auto n = settings.size;
+  const auto problem = aoe::cuda::gemm_problem(n, n, n);
+  auto runner = aoe::CudaRunner::open(aoe::cuda::gemm_kernel(problem),
+                                      {.repetitions = settings.repetitions});
+  if (!runner) return runner.error();
+  return record_with(*runner, aoe::cuda::gemm_space(n, n, n, *info), settings, info->key());
+#else
+  (void)settings;
+  return aoe::make_error(aoe::Errc::unsupported,
+                         "this aoe-bench was built without CUDA (install the CUDA toolkit in "
+                         "/usr/local/cuda and configure again)");
+#endif
+}
+
+}  // namespace
+
+aoe::Result<RecordSummary> record(const RecordSettings& settings) {
+  if (settings.kernel != "gemm") {
+    return aoe::make_error(aoe::Errc::invalid_argument,
+                           "--kernel '" + settings.kernel + "': expected gemm");
+  }
+  if (settings.device == "opencl") return record_opencl(settings);
+  if (settings.device == "cuda") return record_cuda(settings);
+  return aoe::make_error(aoe::Errc::invalid_argument,
+                         "--device '" + settings.device + "': expected opencl or cuda");
+}
+
 int record_main(int argc, char** argv) {
   CLI::App app{
-      "aoe-bench record: measure a kernel's space on an OpenCL device (the device "
-      "AOE_OPENCL_PLATFORM / AOE_OPENCL_DEVICE choose) and write a Kernel Tuner cache"};
+      "aoe-bench record: measure a kernel's space on an OpenCL device (AOE_OPENCL_PLATFORM / "
+      "AOE_OPENCL_DEVICE) or an NVIDIA GPU (--device cuda, AOE_CUDA_DEVICE) and write a Kernel "
+      "Tuner cache"};
   app.name("aoe-bench record");
   RecordSettings settings;
+  app.add_option("--device", settings.device, "opencl (default) or cuda");
   app.add_option("--kernel", settings.kernel, "the kernel: gemm (the project's SGEMM)");
-  app.add_option("--size", settings.size, "M = N = K (a multiple of 16)");
+  app.add_option("--size", settings.size,
+                 "M = N = K (a multiple of 16 on OpenCL, of 256 on CUDA)");
   app.add_option("--sample", settings.sample, "configurations to record (0: every valid one)");
   app.add_option("--seed", settings.seed, "the sample's seed");
   app.add_option("--batch", settings.batch, "configurations built in parallel")

@@ -1,5 +1,6 @@
-// aoe-bench record: measures a kernel's space on an OpenCL device once and writes it as a
-// Kernel Tuner cache file, which `aoe-bench --input` (and Kernel Tuner) replay offline.
+// aoe-bench record: measures a kernel's space on an OpenCL device or an NVIDIA GPU (CUDA) once
+// and writes it as a Kernel Tuner cache file, which `aoe-bench --input` (and Kernel Tuner)
+// replay offline.
 #ifndef AOE_TOOLS_AOE_BENCH_RECORD_HPP
 #define AOE_TOOLS_AOE_BENCH_RECORD_HPP
 
@@ -13,7 +14,8 @@ namespace aoe_bench {
 
 /// What `aoe-bench record` measures.
 struct RecordSettings {
-  std::string kernel = "gemm";  ///< the project's SGEMM (aoe/measure/opencl/gemm.hpp)
+  std::string device = "opencl";  ///< opencl (AOE_OPENCL_*) or cuda (AOE_CUDA_DEVICE)
+  std::string kernel = "gemm";    ///< the project's SGEMM (measure/opencl/ or measure/cuda/)
   std::int64_t size = 256;      ///< M = N = K
   std::size_t sample = 0;       ///< 0: every valid configuration; else a uniform sample
   std::uint64_t seed = 0;       ///< the sample's seed
@@ -30,12 +32,13 @@ struct RecordSummary {
   double optimum_seconds = 0;
 };
 
-/// True when this build has the OpenCL runner (OpenCL was found at configure time).
-[[nodiscard]] bool record_available() noexcept;
+/// True when this build has the runner of `device` ("opencl", "cuda"): its SDK was found at
+/// configure time.
+[[nodiscard]] bool record_available(const std::string& device = "opencl") noexcept;
 
-/// Records `settings` on the device AOE_OPENCL_PLATFORM / AOE_OPENCL_DEVICE choose. Errors:
-/// `unsupported` (no OpenCL in this build), `not_found` (no device), `invalid_argument` (kernel
-/// or size), `io_error` (the output).
+/// Records `settings` on the device AOE_OPENCL_PLATFORM / AOE_OPENCL_DEVICE choose (or
+/// AOE_CUDA_DEVICE). Errors: `unsupported` (no such runner in this build), `not_found` (no
+/// device), `invalid_argument` (device, kernel or size), `io_error` (the output).
 [[nodiscard]] aoe::Result<RecordSummary> record(const RecordSettings& settings);
 
 /// `aoe-bench record ...`: parses the flags (argv[0] is "record"), records, prints a summary.

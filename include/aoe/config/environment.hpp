@@ -62,6 +62,9 @@ struct Environment {
   std::optional<std::string> opencl_platform;
   /// AOE_OPENCL_DEVICE: the OpenCL device, an index or part of its name; unset: the first.
   std::optional<std::string> opencl_device;
+  /// AOE_CUDA_DEVICE: the CUDA device, an ordinal or part of its name; unset: device 0
+  /// (measure/cuda/device.hpp).
+  std::optional<std::string> cuda_device;
 
   /// The custom operator bank root: TUNE_BANK_PATH, else ${ASCEND_CACHE_PATH}/aoe_data, else
   /// ${HOME}/Ascend/latest/data/aoe/custom/op (files go to <root>/<soc>/unified_bank/).
@@ -209,6 +212,7 @@ namespace detail {
   }
   if (auto v = get("AOE_OPENCL_PLATFORM")) env.opencl_platform = *v;
   if (auto v = get("AOE_OPENCL_DEVICE")) env.opencl_device = *v;
+  if (auto v = get("AOE_CUDA_DEVICE")) env.cuda_device = *v;
   return env;
 }
 

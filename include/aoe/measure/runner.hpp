@@ -11,6 +11,7 @@ struct Simulator {};  ///< the reference Ascend AI Core model (measure/simulator
 struct Ascend {};     ///< a real NPU through AscendCL (measure/ascend/, needs CANN)
 struct Replay {};     ///< recorded measurements (measure/replay/)
 struct OpenCL {};     ///< any OpenCL device (measure/opencl/, needs an OpenCL driver)
+struct Cuda {};       ///< an NVIDIA GPU through NVRTC and the driver API (measure/cuda/)
 }  // namespace device
 
 /// Primary template, never defined: include the header of the device you measure on.

@@ -3,7 +3,7 @@
 #ifndef AOE_MEASURE_OPENCL_CONVOLUTION_HPP
 #define AOE_MEASURE_OPENCL_CONVOLUTION_HPP
 
-#include "aoe/core/random.hpp"
+#include "aoe/measure/kernel/convolution_problem.hpp"
 #include "aoe/measure/opencl/device.hpp"
 #include "aoe/measure/opencl/kernel.hpp"
 #include "aoe/space/constraint.hpp"
@@ -18,6 +18,9 @@
 #include <vector>
 
 namespace aoe::opencl {
+
+using kernel::convolution_problem;  // input, filter and the host reference
+using kernel::ConvolutionProblem;
 
 /// out[y][x] = sum over the FH x FW filter of in[y + i][x + j] * filter[i][j], for an output
 /// of H x W; the input is (H + FH - 1) x (W + FW - 1). A work-group of BLOCK_X x BLOCK_Y
@@ -63,39 +66,6 @@ void aoe_convolution(__global float* out, const __global float* in,
       out[(y0 + ty + ti * BLOCK_Y) * W + x0 + tx + tj * BLOCK_X] = sum[ti][tj];
 }
 )CLC";
-
-/// A convolution problem: input, filter (uniform in [0, 1) from `seed`) and the host reference.
-struct ConvolutionProblem {
-  std::int64_t height = 0, width = 0, filter_height = 0, filter_width = 0;
-  std::vector<float> input{}, filter{};
-  std::vector<double> output{};
-};
-
-[[nodiscard]] inline ConvolutionProblem convolution_problem(std::int64_t h, std::int64_t w,
-                                                            std::int64_t fh, std::int64_t fw,
-                                                            std::uint64_t seed = 42) {
-  ConvolutionProblem p{h, w, fh, fw};
-  Rng rng(seed);
-  const std::int64_t iw = w + fw - 1;
-  p.input.resize(static_cast<std::size_t>((h + fh - 1) * iw));
-  p.filter.resize(static_cast<std::size_t>(fh * fw));
-  for (float& x : p.input) x = static_cast<float>(rng.uniform());
-  for (float& x : p.filter) x = static_cast<float>(rng.uniform());
-  p.output.assign(static_cast<std::size_t>(h * w), 0.0);
-  for (std::int64_t y = 0; y < h; ++y) {
-    for (std::int64_t x = 0; x < w; ++x) {
-      double s = 0;
-      for (std::int64_t i = 0; i < fh; ++i) {
-        for (std::int64_t j = 0; j < fw; ++j) {
-          s += static_cast<double>(p.input[static_cast<std::size_t>((y + i) * iw + x + j)]) *
-               p.filter[static_cast<std::size_t>(i * fw + j)];
-        }
-      }
-      p.output[static_cast<std::size_t>(y * w + x)] = s;
-    }
-  }
-  return p;
-}
 
 /// The parameters of Kernel Tuner's convolution example (block sizes, tiles, shared memory),
 /// constrained to tiles that divide the output, work-groups the device allows and local tiles

@@ -4,7 +4,7 @@
 #ifndef AOE_MEASURE_OPENCL_GEMM_HPP
 #define AOE_MEASURE_OPENCL_GEMM_HPP
 
-#include "aoe/core/random.hpp"
+#include "aoe/measure/kernel/gemm_problem.hpp"
 #include "aoe/measure/opencl/device.hpp"
 #include "aoe/measure/opencl/kernel.hpp"
 #include "aoe/space/constraint.hpp"
@@ -18,6 +18,10 @@
 #include <vector>
 
 namespace aoe::opencl {
+
+using kernel::gemm_flops;    // 2 M N K
+using kernel::gemm_problem;  // inputs and the host reference
+using kernel::GemmProblem;
 
 /// C = A * B, row-major, A M x K, B K x N, C M x N. A work-group computes an MWG x NWG tile of
 /// C with MDIMC x NDIMC work-items (dimension 0 runs along N: NDIMC; dimension 1 along M:
@@ -145,34 +149,6 @@ void aoe_gemm(const int M, const int N, const int K, const __global float* restr
            "the local tiles fit the device's local memory")});
 }
 
-/// Inputs of a GEMM problem: A and B uniform in [-1, 1) from `seed`, and C = A * B computed
-/// on the host in double precision (the reference the kernel is checked against).
-struct GemmProblem {
-  std::int64_t m = 0, n = 0, k = 0;
-  std::vector<float> a{}, b{};
-  std::vector<double> c{};
-};
-
-[[nodiscard]] inline GemmProblem gemm_problem(std::int64_t m, std::int64_t n, std::int64_t k,
-                                              std::uint64_t seed = 42) {
-  GemmProblem p{m, n, k};
-  Rng rng(seed);
-  p.a.resize(static_cast<std::size_t>(m * k));
-  p.b.resize(static_cast<std::size_t>(k * n));
-  for (float& x : p.a) x = static_cast<float>(rng.uniform(-1, 1));
-  for (float& x : p.b) x = static_cast<float>(rng.uniform(-1, 1));
-  p.c.assign(static_cast<std::size_t>(m * n), 0.0);
-  for (std::int64_t i = 0; i < m; ++i) {
-    for (std::int64_t l = 0; l < k; ++l) {
-      const double a = p.a[static_cast<std::size_t>(i * k + l)];
-      const float* brow = &p.b[static_cast<std::size_t>(l * n)];
-      double* crow = &p.c[static_cast<std::size_t>(i * n)];
-      for (std::int64_t j = 0; j < n; ++j) crow[j] += a * brow[j];
-    }
-  }
-  return p;
-}
-
 /// The kernel for `problem`, checked against its host reference (tolerance for single
 /// precision sums of K products of values in [-1, 1)).
 [[nodiscard]] inline Kernel gemm_kernel(const GemmProblem& problem) {
@@ -200,11 +176,6 @@ struct GemmProblem {
                   .expected = problem.c,
                   .absolute = 1e-3 * static_cast<double>(problem.k) / 64,
                   .relative = 1e-3}}};
-}
-
-/// Floating-point operations of the GEMM (2 M N K), for GFLOP/s.
-[[nodiscard]] inline double gemm_flops(const GemmProblem& p) {
-  return 2.0 * static_cast<double>(p.m) * static_cast<double>(p.n) * static_cast<double>(p.k);
 }
 
 }  // namespace aoe::opencl

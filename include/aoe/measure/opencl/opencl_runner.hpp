@@ -6,6 +6,9 @@
 #include "aoe/config/environment.hpp"
 #include "aoe/core/concepts.hpp"
 #include "aoe/core/error.hpp"
+#include "aoe/measure/kernel/build_queue.hpp"
+#include "aoe/measure/kernel/check.hpp"
+#include "aoe/measure/kernel/timing.hpp"
 #include "aoe/measure/measurement.hpp"
 #include "aoe/measure/opencl/detail/cl.hpp"
 #include "aoe/measure/opencl/device.hpp"
@@ -17,12 +20,10 @@
 #include "aoe/space/space.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <exception>
 #include <functional>
 #include <future>
@@ -30,9 +31,7 @@
 #include <memory>
 #include <span>
 #include <string>
-#include <thread>
 #include <type_traits>
-#include <unordered_map>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -69,11 +68,7 @@ struct OpenCLOptions {
 namespace opencl {
 
 /// Where a configuration's measurement time went (seconds), for Kernel Tuner cache files.
-struct Timing {
-  double compile_seconds = 0;       ///< building the program (this configuration's share)
-  double verification_seconds = 0;  ///< the checked run and the comparison
-  double benchmark_seconds = 0;     ///< the warm-up and timed runs (wall)
-};
+using Timing = kernel::Timing;
 
 }  // namespace opencl
 
@@ -124,7 +119,7 @@ class Runner<device::OpenCL> {
   [[nodiscard]] std::vector<Measurement> measure(SpaceView view,
                                                  std::span<const Configuration> batch) {
     const Space& space = view.space();
-    auto builds = start_builds(space, batch);
+    const auto builds = start_builds(space, batch);
     std::vector<Measurement> out;
     out.reserve(batch.size());
     timings_.assign(batch.size(), {});
@@ -143,7 +138,7 @@ class Runner<device::OpenCL> {
   /// Where the time of each configuration of the last batch went, in batch order.
   [[nodiscard]] const std::vector<opencl::Timing>& timings() const noexcept { return timings_; }
   /// Programs built so far (a reused program is counted once).
-  [[nodiscard]] std::size_t builds() const noexcept { return builds_; }
+  [[nodiscard]] std::size_t builds() const noexcept { return queue_builds_.builds(); }
 
   /// Runs `kernel` once on this runner's device (its own buffers; no tunable parameters: its
   /// geometry functions get an empty configuration) and returns buffer `argument` afterwards:
@@ -193,14 +188,14 @@ class Runner<device::OpenCL> {
     std::string message;  // why it failed (with the log)
     double seconds = 0;
   };
-  using Slot = std::shared_future<Built>;
-  struct BatchBuilds {
-    std::vector<Slot> slots;            // per configuration; invalid when the options failed
-    std::vector<std::jthread> threads;  // the builders, joined on destruction
-  };
+  using Builds = kernel::BuildQueue<Built>;
+  using Slot = Builds::Slot;
 
   Runner(opencl::Kernel kernel, OpenCLOptions options, cl::Device device)
-      : kernel_(std::move(kernel)), options_(std::move(options)), device_(std::move(device)) {}
+      : kernel_(std::move(kernel)),
+        options_(std::move(options)),
+        device_(std::move(device)),
+        queue_builds_(options_.program_cache) {}
 
   static Runner open_or_throw(opencl::Kernel kernel, OpenCLOptions options,
                               const opencl::DeviceSelection& selection) {
@@ -252,22 +247,8 @@ class Runner<device::OpenCL> {
                                                   ": " + opencl::error_name(err));
       }
     }
-    for (std::size_t c = 0; c < kernel_.checks.size(); ++c) {
-      const auto& check = kernel_.checks[c];
-      const std::string where = "kernel '" + kernel_.name + "': checks[" + std::to_string(c) + "]";
-      if (check.argument >= kernel_.arguments.size() ||
-          !opencl::is_buffer(kernel_.arguments[check.argument])) {
-        return make_error(
-            Errc::invalid_argument,
-            where + ".argument = " + std::to_string(check.argument) + " is not a buffer argument");
-      }
-      const std::size_t n = elements(kernel_.arguments[check.argument]);
-      if (check.expected.size() != n) {
-        return make_error(Errc::invalid_argument,
-                          where + ".expected has " + std::to_string(check.expected.size()) +
-                              " elements; argument " + std::to_string(check.argument) + " has " +
-                              std::to_string(n));
-      }
+    if (auto e = kernel::validate_checks(kernel_.name, kernel_.arguments, kernel_.checks)) {
+      return e;
     }
     if (!kernel_.global) {
       return make_error(Errc::invalid_argument,
@@ -284,18 +265,6 @@ class Runner<device::OpenCL> {
                                                 ": " + opencl::error_name(err));
     }
     return std::nullopt;
-  }
-
-  static std::size_t elements(const opencl::Argument& a) {
-    return std::visit(
-        [](const auto& v) -> std::size_t {
-          if constexpr (requires { v.size(); }) {
-            return v.size();
-          } else {
-            return 1;
-          }
-        },
-        a);
   }
 
   static Built build_program(cl::Context& context, const cl::Device& device,
@@ -322,59 +291,25 @@ class Runner<device::OpenCL> {
     return b;
   }
 
-  // Starts the builds of the batch's configurations that are not in the cache.
-  BatchBuilds start_builds(const Space& space, std::span<const Configuration> batch) {
-    BatchBuilds out;
-    out.slots.resize(batch.size());
-    struct Job {
-      std::string options;
-      std::shared_ptr<std::promise<Built>> promise;
-    };
-    std::vector<Job> jobs;
-    for (std::size_t i = 0; i < batch.size(); ++i) {
-      std::string options = opencl::build_options(kernel_, space, batch[i]);
-      if (auto it = cache_.find(options); it != cache_.end()) {
-        out.slots[i] = it->second;
-        continue;
-      }
-      auto promise = std::make_shared<std::promise<Built>>();
-      Slot slot = promise->get_future().share();
-      cache_.emplace(options, slot);
-      cache_order_.push_back(options);
-      out.slots[i] = slot;
-      jobs.push_back({std::move(options), std::move(promise)});
+  // Starts the builds of the batch's configurations that are not in the cache: on a CPU device
+  // they finish before anything is timed (they would share its cores), on other devices they
+  // overlap the measurements.
+  Builds::Batch start_builds(const Space& space, std::span<const Configuration> batch) {
+    std::vector<Builds::Request> requests;
+    requests.reserve(batch.size());
+    for (const auto& c : batch) {
+      std::string options = opencl::build_options(kernel_, space, c);
+      requests.push_back({options, [this, options]() {
+                            return build_program(*context_, device_, kernel_.source, options,
+                                                 options_.max_log);
+                          }});
     }
-    while (cache_order_.size() > std::max<std::size_t>(options_.program_cache, batch.size())) {
-      cache_.erase(cache_order_.front());
-      cache_order_.pop_front();
-    }
-    builds_ += jobs.size();
-    if (jobs.empty()) return out;
     std::size_t threads = options_.build_threads;
     if (threads == 0) {
       auto env = read_environment();
       threads = env ? static_cast<std::size_t>(env->tuning_parallel_num) : 8;
     }
-    threads = std::clamp<std::size_t>(threads, 1, jobs.size());
-    const auto run_jobs = [this, jobs = std::make_shared<std::vector<Job>>(std::move(jobs)),
-                           next = std::make_shared<std::atomic<std::size_t>>(0)]() {
-      for (std::size_t j = (*next)++; j < jobs->size(); j = (*next)++) {
-        auto& job = (*jobs)[j];
-        try {
-          job.promise->set_value(
-              build_program(*context_, device_, kernel_.source, job.options, options_.max_log));
-        } catch (...) {
-          job.promise->set_exception(std::current_exception());
-        }
-      }
-    };
-    // Joined when the batch's measurements are done (BatchBuilds is local to measure()).
-    for (std::size_t t = 0; t < threads; ++t) out.threads.emplace_back(run_jobs);
-    if (info_.cpu) {
-      // Builds on a CPU device share its cores: let them finish before anything is timed.
-      for (const auto& s : out.slots) s.wait();
-    }
-    return out;
+    return queue_builds_.start(std::move(requests), threads, info_.cpu);
   }
 
   // Sets the arguments of a new kernel object and checks the launch against the kernel's
@@ -506,42 +441,16 @@ class Runner<device::OpenCL> {
   }
 
   [[nodiscard]] double timeout() const noexcept {
-    double limit = std::numeric_limits<double>::infinity();
-    if (options_.timeout_factor > 0 && best_ < std::numeric_limits<double>::infinity()) {
-      limit = std::max(options_.min_timeout, options_.timeout_factor * best_);
-    }
-    if (options_.time_limit > 0) limit = std::min(limit, options_.time_limit);
-    return limit;
+    return kernel::time_limit(best_, options_.timeout_factor, options_.min_timeout,
+                              options_.time_limit);
   }
 
   std::optional<Measurement> verify() {
-    for (std::size_t c = 0; c < kernel_.checks.size(); ++c) {
-      const auto& check = kernel_.checks[c];
-      std::vector<double> got;
-      if (const cl_int err = read_back(check.argument, got); err != CL_SUCCESS) {
-        return Measurement::failure(
-            Status::runtime,
-            "reading argument " + std::to_string(check.argument) + ": " + opencl::error_name(err));
-      }
-      std::size_t wrong = 0;
-      std::size_t first = 0;
-      for (std::size_t i = 0; i < got.size(); ++i) {
-        const double e = check.expected[i];
-        const double tolerance = check.absolute + check.relative * std::abs(e);
-        if (!(std::abs(got[i] - e) <= tolerance)) {
-          if (wrong++ == 0) first = i;
-        }
-      }
-      if (wrong > 0) {
-        return Measurement::failure(
-            Status::correctness, "verification failed: argument " + std::to_string(check.argument) +
-                                     ": " + std::to_string(wrong) + " of " +
-                                     std::to_string(got.size()) + " elements differ; element " +
-                                     std::to_string(first) + " is " + std::to_string(got[first]) +
-                                     ", expected " + std::to_string(check.expected[first]));
-      }
-    }
-    return std::nullopt;
+    return kernel::verify_outputs(
+        kernel_.checks, [this](std::size_t argument, std::vector<double>& out) -> std::string {
+          const cl_int err = read_back(argument, out);
+          return err == CL_SUCCESS ? std::string() : opencl::error_name(err);
+        });
   }
 
   Measurement measure_one(const Space& space, const Configuration& c, const Slot& slot,
@@ -620,9 +529,7 @@ class Runner<device::OpenCL> {
   std::shared_ptr<cl::Context> context_;
   cl::CommandQueue queue_;
   std::vector<cl::Buffer> buffers_;  // one per argument (empty for scalars)
-  std::unordered_map<std::string, Slot> cache_;
-  std::deque<std::string> cache_order_;
-  std::size_t builds_ = 0;
+  Builds queue_builds_;  // programs by build options, built on several threads
   std::vector<opencl::Timing> timings_;
   double best_ = std::numeric_limits<double>::infinity();
 };

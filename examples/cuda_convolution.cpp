@@ -1,0 +1,87 @@
+// Tunes a 2D convolution (aoe/measure/cuda/convolution.hpp: the classic Kernel Tuner benchmark
+// kernel, block and tile sizes as template arguments, shared-memory staging) on a CUDA GPU with
+// each search policy, and reports each one's best GFLOP/s.
+//
+//   aoe_example_cuda_convolution [--size N] [--filter F] [--evaluations E] [--require-gpu]
+//
+// The device is AOE_CUDA_DEVICE (an ordinal or part of the name; device 0 by default). Without
+// a CUDA driver or device it exits with 77 (skipped); --require-gpu means the same here, as
+// every CUDA device is a GPU. Every measured configuration is checked against a host
+// reference.
+#include <aoe/core/stop_conditions.hpp>
+#include <aoe/core/tuner.hpp>
+#include <aoe/cuda.hpp>
+#include <aoe/measure/cuda/convolution.hpp>
+#include <aoe/repo/memory_repository.hpp>
+#include <aoe/search/by_name.hpp>
+#include <aoe/search/search_names.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+int main(int argc, char** argv) {
+  std::int64_t n = 1024, f = 15;
+  std::size_t evaluations = 20;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--size") == 0 && i + 1 < argc) {
+      n = std::atoll(argv[++i]);
+    } else if (std::strcmp(argv[i], "--filter") == 0 && i + 1 < argc) {
+      f = std::atoll(argv[++i]);
+    } else if (std::strcmp(argv[i], "--evaluations") == 0 && i + 1 < argc) {
+      evaluations = static_cast<std::size_t>(std::atoll(argv[++i]));
+    } else if (std::strcmp(argv[i], "--require-gpu") == 0) {
+      // Every CUDA device is a GPU: the probe below already requires one.
+    } else {
+      std::fprintf(stderr,
+                   "usage: %s [--size N (multiple of 128)] [--filter F] [--evaluations E] "
+                   "[--require-gpu]\n",
+                   argv[0]);
+      return 2;
+    }
+  }
+  if (n < 128 || n % 128 != 0 || f < 1 || f > 31 || evaluations == 0) {
+    std::fprintf(stderr, "--size: a multiple of 128; --filter: 1..31; --evaluations > 0\n");
+    return 2;
+  }
+
+  const aoe::cuda::DeviceSelection selection = aoe::CudaRunner::default_selection();
+  const auto device = aoe::CudaRunner::probe(selection);
+  if (!device) {
+    std::printf("skipped: %s\n", device.error().message.c_str());
+    return 77;
+  }
+
+  const auto problem = aoe::cuda::convolution_problem(n, n, f, f);
+  const aoe::Space space = aoe::cuda::convolution_space(problem, *device);
+  const double flops = aoe::cuda::convolution_flops(problem);
+  std::printf("device: %s\nconvolution %lldx%lld, %lldx%lld filter: %.0f valid configurations\n",
+              device->key().c_str(), static_cast<long long>(n), static_cast<long long>(n),
+              static_cast<long long>(f), static_cast<long long>(f), space.size().valid);
+
+  for (const auto name : aoe::search_names()) {
+    auto search = aoe::make_search(name);
+    auto runner = aoe::CudaRunner::open(aoe::cuda::convolution_kernel(problem), {}, selection);
+    if (!search || !runner) {
+      std::fprintf(stderr, "%s\n", (!search ? search.error() : runner.error()).message.c_str());
+      return 1;
+    }
+    // The device's name and architecture are part of the key: results are kept per GPU model.
+    const aoe::TuningKey key{"convolution/" + std::to_string(n) + "/" + std::to_string(f),
+                             runner->device().key()};
+    aoe::Tuner<aoe::AnySearch, aoe::CudaRunner, aoe::MemoryRepository> tuner(
+        std::move(*search), std::move(*runner), aoe::TunerOptions{.seed = 1, .batch_size = 8});
+    const aoe::TuningResult result = tuner.tune(space, key, aoe::MaxEvaluations{evaluations});
+    if (!result.found()) {
+      std::fprintf(stderr, "%s: no configuration verified\n", std::string(name).c_str());
+      return 1;
+    }
+    std::printf("%-13s %3zu evaluated (%zu correct) in %6.1f s: %8.1f GFLOP/s  %s\n",
+                std::string(name).c_str(), result.history.size(),
+                result.count(aoe::Status::correct), result.total_seconds,
+                flops / result.best_value * 1e-9,
+                space.to_string(*result.best_configuration).c_str());
+  }
+  return 0;
+}

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Prepares, on a machine of this project (Debian 12, no GPU), what scripts/gpu-check.sh runs on
+# the GPU machine (which has CUDA 13 and its driver but none of our Debian packages):
+#   .gpu/bin/   the CUDA tests, the two CUDA examples and bench/cuda_bench, built by the ci preset
+#   .gpu/lib/   the shared libraries they need that a bare machine may lack (Boost.JSON, zlib,
+#               the C++ runtime), found with ldd; the CUDA libraries are the GPU machine's own
+#   .whl/       Kernel Tuner and its dependencies as wheels (scripts/fetch-gpu-wheels.sh)
+# Both folders are git-ignored; the device tool carries them (`carry: [".gpu", ".whl"]`), 64 MiB
+# at most with the sources. docs/cuda.md#on-a-gpu.
+#
+#   scripts/gpu-pack.sh            build (cmake --preset ci, the CUDA targets only) and pack
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+targets=(aoe_test_cuda aoe_example_cuda_gemm aoe_example_cuda_convolution aoe_bench_cuda_bench)
+if [[ ! -f build/ci/build.ninja ]]; then
+  cmake --preset ci >/dev/null
+fi
+cmake --build build/ci --target "${targets[@]}"
+
+rm -rf .gpu
+mkdir -p .gpu/bin .gpu/lib
+cp build/ci/tests/aoe_test_cuda .gpu/bin/
+cp build/ci/examples/aoe_example_cuda_gemm build/ci/examples/aoe_example_cuda_convolution .gpu/bin/
+cp build/ci/bench/cuda_bench .gpu/bin/
+# Every library ldd resolves outside the C library's own and outside the CUDA toolkit.
+for binary in .gpu/bin/*; do
+  ldd "$binary" | awk '$3 ~ /^\// {print $3}'
+done | sort -u | while read -r lib; do
+  case "$(basename "$lib")" in
+    libc.so.*|libm.so.*|libpthread.so.*|libdl.so.*|librt.so.*|ld-linux*) continue ;;
+  esac
+  case "$lib" in
+    /usr/local/cuda*) continue ;;  # NVRTC, cuBLAS, the runtime: the GPU machine's own
+  esac
+  cp -L "$lib" .gpu/lib/
+done
+strip --strip-unneeded .gpu/bin/* 2>/dev/null || true
+
+if [[ ! -f .whl/requirements.txt ]]; then
+  scripts/fetch-gpu-wheels.sh .whl
+fi
+echo "gpu-pack: $(du -sh .gpu | cut -f1) in .gpu, $(du -sh .whl | cut -f1) in .whl:"
+ls -l .gpu/bin .gpu/lib
+echo "run on the GPU machine: scripts/gpu-check.sh OUT_DIR (carry .gpu and .whl)"

@@ -1,0 +1,118 @@
+// Runner<device::Cuda> on a real NVIDIA GPU through the installed driver (label gpu; skipped,
+// and reported so, where there is no driver or no GPU): the whole path that the test double
+// stands in for elsewhere, faults included. scripts/gpu-check.sh runs these on the GPU machine.
+#include "support/skip.hpp"
+
+#include <aoe/measure/cuda/cuda_runner.hpp>
+#include <aoe/measure/cuda/gemm.hpp>
+#include <aoe/space/parameter.hpp>
+#include <aoe/space/space.hpp>
+
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace {
+
+// The GPU to test on, or nullopt after reporting the case as skipped.
+std::optional<aoe::cuda::DeviceInfo> gpu_or_skip() {
+  auto info = aoe::CudaRunner::probe();
+  if (!info) {
+    aoe::test::skip("no CUDA GPU: " + info.error().message);
+    return std::nullopt;
+  }
+  return *info;
+}
+
+// MODE 0: right; 1: writes through a null pointer (an illegal address); 2: a wrong answer.
+constexpr const char* vadd_source = R"(
+template <int TPB>
+__global__ void vadd(const float* a, const float* b, float* c, int n) {
+  const int i = blockIdx.x * TPB + threadIdx.x;
+#if MODE == 1
+  if (i == 0) *reinterpret_cast<volatile float*>(static_cast<unsigned long long>(0)) = 1.0f;
+#endif
+  if (i < n) c[i] = a[i] + b[i] + (MODE == 2 ? 1.0f : 0.0f);
+}
+)";
+
+constexpr int n = 1 << 16;
+
+aoe::cuda::Kernel vadd_kernel() {
+  std::vector<float> a(n), b(n);
+  std::vector<double> expected(n);
+  for (int i = 0; i < n; ++i) {
+    a[static_cast<std::size_t>(i)] = static_cast<float>(i);
+    b[static_cast<std::size_t>(i)] = static_cast<float>(2 * i);
+    expected[static_cast<std::size_t>(i)] = 3.0 * i;
+  }
+  return aoe::cuda::Kernel{
+      .source = vadd_source,
+      .name = "vadd",
+      .template_arguments = {"TPB"},
+      .arguments = {a, b, std::vector<float>(n), std::int32_t{n}},
+      .grid = [](const aoe::cuda::Params& p) { return aoe::cuda::Range(n / p["TPB"]); },
+      .block = [](const aoe::cuda::Params& p) { return aoe::cuda::Range(p["TPB"]); },
+      .checks = {{.argument = 2, .expected = expected}}};
+}
+
+}  // namespace
+
+TEST_CASE("gpu: a kernel runs, wrong answers and faults are data, the context survives" *
+          doctest::test_suite("gpu")) {
+  const auto info = gpu_or_skip();
+  if (!info) return;
+  auto runner = aoe::CudaRunner::open(vadd_kernel(), {.repetitions = 5});
+  REQUIRE_MESSAGE(runner.has_value(), (runner ? std::string() : runner.error().message));
+  const aoe::Space space({aoe::values("TPB", {128, 2048}), aoe::values("MODE", {0, 1, 2})});
+  const auto m = runner->measure(
+      aoe::SpaceView(space), std::vector<aoe::Configuration>{{0, 0}, {0, 1}, {0, 0}, {0, 2}, {1, 0}});
+  REQUIRE(m.size() == 5);
+  CHECK_MESSAGE(m[0].ok(), m[0].message);
+  CHECK(m[0].value > 0);
+  CHECK(m[0].value < 0.01);
+  CHECK(m[0].samples.size() == 5);
+  CHECK(m[1].status == aoe::Status::runtime);  // the illegal address
+  CHECK(m[1].message.find("the context was replaced") != std::string::npos);
+  CHECK_MESSAGE(m[2].ok(), m[2].message);  // the same kernel again, in the new context
+  CHECK(m[3].status == aoe::Status::correctness);
+  CHECK(m[4].status == aoe::Status::runtime);  // 2048 threads per block
+  CHECK(m[4].message.find("too many resources requested for launch") != std::string::npos);
+  CHECK(runner->contexts() == 2);
+  CHECK(runner->timings()[0].registers > 0);
+  MESSAGE(info->key() << ": vadd " << m[0].value * 1e6 << " us; NVML "
+                      << (runner->has_gpu_state() ? "present" : "absent"));
+}
+
+TEST_CASE("gpu: the project's SGEMM, templated, is right and fast on the GPU" *
+          doctest::test_suite("gpu")) {
+  const auto info = gpu_or_skip();
+  if (!info) return;
+  const auto problem = aoe::cuda::gemm_problem(512, 512, 512);
+  auto runner = aoe::CudaRunner::open(aoe::cuda::gemm_kernel(problem));
+  REQUIRE_MESSAGE(runner.has_value(), (runner ? std::string() : runner.error().message));
+  const aoe::Space space = aoe::cuda::gemm_space(512, 512, 512, *info);
+  std::vector<aoe::Configuration> sample;
+  auto e = space.enumerate();
+  aoe::Configuration c;
+  for (std::size_t i = 0; e.next(c); ++i) {
+    if (i % 97 == 0) sample.push_back(c);
+  }
+  const auto m = runner->measure(aoe::SpaceView(space), sample);
+  std::size_t right = 0;
+  double best = 1;
+  for (std::size_t i = 0; i < m.size(); ++i) {
+    if (m[i].ok()) {
+      ++right;
+      best = std::min(best, m[i].value);
+    } else {
+      MESSAGE(space.to_string(sample[i]) << ": " << m[i].message);
+    }
+  }
+  CHECK(right == m.size());  // every valid configuration computes the right answer
+  MESSAGE(m.size() << " configurations, best " << aoe::cuda::gemm_flops(problem) / best * 1e-9
+                   << " GFLOP/s at 512^3");
+}
