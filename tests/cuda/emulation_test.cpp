@@ -135,16 +135,17 @@ Instance instance_of(const aoe::cuda::Kernel& kernel, const aoe::Space& space,
 // The driver program: every instance in a namespace of its own, its macros defined around a
 // copy of the source; the kernel's name is renamed per instance as well, since an extern "C"
 // function ignores namespaces. main() runs instance argv[1] on the buffers in argv[9]/in<i>.bin
-// twice (threads started forward, then in reverse) and writes out<i>_<run>.bin.
+// twice (threads started forward, then in reverse) and writes out<i>_<run>.bin; it fails when
+// the kernel wrote next to a buffer.
 std::string driver_source(const std::string& source, const std::vector<Instance>& instances) {
   std::string out = "#include \"" + (tests_dir() / "cuda" / "host_emulation.hpp").string() +
                     "\"\n\n#include <unistd.h>\n\n#include <cstdio>\n#include <cstdlib>\n"
-                    "#include <string>\n#include <vector>\n\n";
+                    "#include <cstring>\n#include <string>\n#include <vector>\n\n";
   for (std::size_t i = 0; i < instances.size(); ++i) {
     const std::string n = std::to_string(i);
     out += "// " + instances[i].label + "\nnamespace instance_" + n + " {\n";
-    const std::string& name = instances[i].name;
-    out += "#define " + name + " " + name + "_" + n + "\n";
+    const std::string& entry = instances[i].name;
+    out += "#define " + entry + " " + entry + "_" + n + "\n";
     for (const auto& [name, value] : instances[i].macros) {
       out += "#define " + name + " " + value + "\n";
     }
@@ -153,7 +154,7 @@ std::string driver_source(const std::string& source, const std::vector<Instance>
         "\nvoid run(dim3 grid, dim3 block, float* const* b, aoe::emulation::Order order) {\n"
         "  aoe::emulation::launch(grid, block, [&] { " +
         instances[i].call + "; }, order);\n}\n";
-    out += "#undef " + name + "\n";
+    out += "#undef " + entry + "\n";
     for (const auto& [name, value] : instances[i].macros) out += "#undef " + name + "\n";
     out += "}  // namespace instance_" + n + "\n\n";
   }
@@ -165,48 +166,71 @@ std::string driver_source(const std::string& source, const std::vector<Instance>
   }
   out += R"(};
 
-// Buffers as cudaMalloc gives them: 256-byte aligned.
-std::vector<float*> read_buffers(const std::string& dir, int count, std::vector<long>& sizes) {
-  std::vector<float*> out;
-  for (int i = 0; i < count; ++i) {
-    const std::string file = dir + "/in" + std::to_string(i) + ".bin";
-    std::FILE* f = std::fopen(file.c_str(), "rb");
-    if (f == nullptr) std::exit(3);
-    std::fseek(f, 0, SEEK_END);
-    const long bytes = std::ftell(f);
-    std::fseek(f, 0, SEEK_SET);
-    auto* p = static_cast<float*>(std::aligned_alloc(256, (bytes + 255) / 256 * 256 + 256));
-    if (std::fread(p, 1, bytes, f) != static_cast<size_t>(bytes)) std::exit(3);
-    std::fclose(f);
-    sizes.push_back(bytes);
-    out.push_back(p);
+// A buffer as cudaMalloc gives it, 256-byte aligned, between two guards of 256 bytes that the
+// kernel must leave alone.
+constexpr long kGuard = 256;
+constexpr unsigned char kGuardByte = 0xa5;
+
+struct Buffer {
+  unsigned char* block = nullptr;
+  long bytes = 0;
+  float* data() const { return reinterpret_cast<float*>(block + kGuard); }
+  bool guards_intact() const {
+    const long end = kGuard + (bytes + kGuard - 1) / kGuard * kGuard;
+    for (long i = 0; i < end + kGuard; ++i) {
+      if ((i < kGuard || i >= kGuard + bytes) && block[i] != kGuardByte) return false;
+    }
+    return true;
   }
-  return out;
+};
+
+Buffer read_buffer(const std::string& file) {
+  std::FILE* f = std::fopen(file.c_str(), "rb");
+  if (f == nullptr) std::exit(3);
+  std::fseek(f, 0, SEEK_END);
+  Buffer b;
+  b.bytes = std::ftell(f);
+  std::fseek(f, 0, SEEK_SET);
+  const long size = kGuard + (b.bytes + kGuard - 1) / kGuard * kGuard + kGuard;
+  b.block = static_cast<unsigned char*>(std::aligned_alloc(kGuard, size));
+  std::memset(b.block, kGuardByte, size);
+  if (std::fread(b.data(), 1, b.bytes, f) != static_cast<size_t>(b.bytes)) std::exit(3);
+  std::fclose(f);
+  return b;
 }
 
 int main(int argc, char** argv) {
   if (argc != 10) return 2;
-  alarm(300);  // a block whose threads never meet at a barrier ends here, not in a hang
+  alarm(180);  // a block whose threads never meet at a barrier ends here, not in a hang
   const auto arg = [&](int i) { return static_cast<unsigned>(std::atoi(argv[i])); };
   const dim3 grid(arg(2), arg(3), arg(4));
   const dim3 block(arg(5), arg(6), arg(7));
   const int count = std::atoi(argv[8]);
   const std::string dir = argv[9];
   for (int run = 0; run < 2; ++run) {
-    std::vector<long> sizes;
-    const std::vector<float*> b = read_buffers(dir, count, sizes);
+    std::vector<Buffer> buffers;
+    std::vector<float*> b;
+    for (int i = 0; i < count; ++i) {
+      buffers.push_back(read_buffer(dir + "/in" + std::to_string(i) + ".bin"));
+      b.push_back(buffers.back().data());
+    }
     runs[std::atoi(argv[1])](grid, block, b.data(),
                              run == 0 ? aoe::emulation::Order::forward
                                       : aoe::emulation::Order::reverse);
     for (int i = 0; i < count; ++i) {
+      if (!buffers[i].guards_intact()) {
+        std::fprintf(stderr, "the kernel wrote outside buffer %d\n", i);
+        return 5;
+      }
       const std::string file =
           dir + "/out" + std::to_string(i) + "_" + std::to_string(run) + ".bin";
       std::FILE* f = std::fopen(file.c_str(), "wb");
-      if (f == nullptr || std::fwrite(b[i], 1, sizes[i], f) != static_cast<size_t>(sizes[i])) {
+      if (f == nullptr ||
+          std::fwrite(b[i], 1, buffers[i].bytes, f) != static_cast<size_t>(buffers[i].bytes)) {
         return 4;
       }
       std::fclose(f);
-      std::free(b[i]);
+      std::free(buffers[i].block);
     }
   }
   return 0;
@@ -240,13 +264,23 @@ void emulate(const std::string& tag, const std::string& source,
   const aoe::test::TempDir dir("cuda_emulation_" + tag);
   const std::string driver = dir.file("driver");
   const std::string log = dir.file("compile.log");
+  const std::string program = dir.write("driver.cpp", driver_source(source, instances));
   const auto compile_start = std::chrono::steady_clock::now();
-  // -fno-strict-aliasing: the kernels read and write float arrays as float2 and float4.
-  const std::string command = compiler() + " -std=c++20 -O1 -pthread -fno-strict-aliasing " +
-                              extra_flags() + " '" +
-                              dir.write("driver.cpp", driver_source(source, instances)) + "' -o '" +
-                              driver + "' >'" + log + "' 2>&1";
-  const int compiled = std::system(command.c_str());
+  // -fno-strict-aliasing: the kernels read and write float arrays as float2 and float4. The
+  // sanitizer makes a misaligned vector access (an error on the device, not on x86) or an
+  // index out of an array's bounds (shared memory, registers) fail the run; without its
+  // runtime library (a Clang without compiler-rt) the driver is built without it.
+  const std::string options = "-std=c++20 -O1 -pthread -fno-strict-aliasing " + extra_flags() +
+                              " '" + program + "' -o '" + driver + "' >'" + log + "' 2>&1";
+  std::string command =
+      compiler() + " -fsanitize=alignment,bounds -fno-sanitize-recover=all " + options;
+  int compiled = std::system(command.c_str());
+  if (compiled != 0) {
+    std::printf("  %s: built without -fsanitize=alignment,bounds: %s\n", tag.c_str(),
+                aoe::test::read_text(log).c_str());
+    command = compiler() + " " + options;
+    compiled = std::system(command.c_str());
+  }
   REQUIRE_MESSAGE(compiled == 0, command << "\n" << aoe::test::read_text(log));
   std::printf("  %s: %zu instances compiled in %.1f s\n", tag.c_str(), instances.size(),
               seconds_since(compile_start));
@@ -262,11 +296,14 @@ void emulate(const std::string& tag, const std::string& source,
     std::string run = "'" + driver + "' " + std::to_string(i);
     for (const std::size_t d : instance.grid) run += " " + std::to_string(d);
     for (const std::size_t d : instance.block) run += " " + std::to_string(d);
-    run += " " + std::to_string(instance.buffers.size()) + " '" + work.string() + "'";
+    const std::string run_log = (work / "run.log").string();
+    run += " " + std::to_string(instance.buffers.size()) + " '" + work.string() + "' >'" + run_log +
+           "' 2>&1";
     const int ran = std::system(run.c_str());
-    REQUIRE_MESSAGE(ran == 0, run);
+    std::printf("  %-100s %5.2f s\n", instance.label.c_str(), seconds_since(start));
+    REQUIRE_MESSAGE(ran == 0, run << "\n" << aoe::test::read_text(run_log));
     for (const char* order : {"0", "1"}) {
-      INFO("threads started " << (order[0] == '0' ? "forward" : "in reverse"));
+      INFO("threads started " << std::string(order[0] == '0' ? "forward" : "in reverse"));
       const auto wrong = aoe::kernel::verify_outputs(
           instance.checks, [&](std::size_t argument, std::vector<double>& out) -> std::string {
             const auto b = instance.buffer_of_argument.find(argument);
@@ -278,7 +315,6 @@ void emulate(const std::string& tag, const std::string& source,
           });
       CHECK_MESSAGE(!wrong.has_value(), (wrong ? wrong->message : ""));
     }
-    std::printf("  %-100s %5.2f s\n", instance.label.c_str(), seconds_since(start));
   }
 }
 
@@ -291,8 +327,8 @@ aoe::Configuration valid(const aoe::Space& space, const std::vector<aoe::NamedVa
 }
 
 // A deterministic spread of `count` valid configurations of `space`: `anchors` first, then
-// greedily the configuration that shows the most parameter values not yet shown, then evenly
-// spaced ones of the enumeration order.
+// greedily the configuration that shows the most parameter values not yet shown, then ones
+// spread over the enumeration order by a prime stride.
 std::vector<aoe::Configuration> spread(const aoe::Space& space,
                                        std::vector<aoe::Configuration> anchors, std::size_t count) {
   std::vector<aoe::Configuration> all;
@@ -354,8 +390,9 @@ TEST_CASE("the CUDA emulation runs a block's threads together, with barriers") {
     aoe::emulation::launch(
         grid, dim3(16, 8, 8), [&] { reverse_blocks<1024>(in.data(), out.data()); }, order);
     std::size_t wrong = 0;
-    for (std::size_t i = 0; i < in.size(); ++i)
-      wrong += out[i] != in[i / 1024 * 1024 + 1023 - i % 1024];
+    for (std::size_t i = 0; i < in.size(); ++i) {
+      wrong += out[i] != in[i / 1024 * 1024 + 1023 - i % 1024];  // block i / 1024, reversed
+    }
     CHECK(wrong == 0);
   }
 }
