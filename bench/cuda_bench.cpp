@@ -29,9 +29,9 @@
 // "kernel", "tuner", "evaluations", "best_gflops", "wall_seconds", ...}]}, field names as
 // opencl_bench's. Exit codes: 0 done, 2 bad flags, 3 no CUDA device, 1 anything else.
 #include "support/gemm_bench.hpp"
-
 #include <aoe/cuda.hpp>
 #include <aoe/measure/cuda/gemm.hpp>
+#include <aoe/measure/cuda/known_devices.hpp>
 
 #include <CLI/CLI.hpp>
 #include <boost/json/array.hpp>
@@ -58,24 +58,6 @@ using SharedMeasurements = aoe_bench::SharedMeasurements<aoe::CudaRunner>;
 
 constexpr int exit_usage = 2;
 constexpr int exit_no_device = 3;
-
-// An NVIDIA H100 80GB HBM3 (SXM) as the driver describes it: for --export-kernel-tuner on a
-// machine without the GPU (the space depends on the device's limits).
-aoe::cuda::DeviceInfo h100_properties() {
-  aoe::cuda::DeviceInfo d;
-  d.name = "NVIDIA H100 80GB HBM3";
-  d.compute_major = 9;
-  d.compute_minor = 0;
-  d.multiprocessors = 132;
-  d.max_threads_per_block = 1024;
-  d.shared_memory_per_block = 48 * 1024;
-  d.shared_memory_per_block_optin = 227 * 1024;
-  d.shared_memory_per_multiprocessor = 228 * 1024;
-  d.registers_per_block = 65536;
-  d.registers_per_multiprocessor = 65536;
-  d.l2_bytes = 50 * 1024 * 1024;
-  return d;
-}
 
 // cuBLAS SGEMM, row-major C = A B, in the default math mode: the median seconds of `runs`
 // after a warm-up, and C (the reference of our kernel's check).
@@ -194,8 +176,8 @@ int export_kernel_tuner(const std::filesystem::path& dir, std::int64_t size,
     std::fprintf(stderr, "cuda_bench: cannot write %s\n", (dir / "kernel_tuner_spec.json").c_str());
     return 1;
   }
-  std::fprintf(stderr, "cuda_bench: %s: %zu configurations of %s for Kernel Tuner\n",
-               dir.c_str(), spec.at("configurations").as_array().size(), info.key().c_str());
+  std::fprintf(stderr, "cuda_bench: %s: %zu configurations of %s for Kernel Tuner\n", dir.c_str(),
+               spec.at("configurations").as_array().size(), info.key().c_str());
   return 0;
 }
 
@@ -266,7 +248,8 @@ int main(int argc, char** argv) {
     return exit_usage;
   }
   const auto n = static_cast<std::int64_t>(size);
-  const double flops = 2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n);
+  const double flops =
+      2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n);
   aoe_bench::RunSettings settings{.policies = aoe_bench::split(policies_arg),
                                   .seeds = seeds,
                                   .max_evaluations = max_evaluations,
@@ -295,11 +278,12 @@ int main(int argc, char** argv) {
                    probe.error().message.c_str());
       return exit_no_device;
     }
-    return export_kernel_tuner(export_dir, n, probe ? *probe : h100_properties(), settings);
+    return export_kernel_tuner(export_dir, n, probe ? *probe : aoe::cuda::h100_sxm(), settings);
   }
   if (json_path.empty()) {
-    std::fprintf(stderr, "cuda_bench: --json FILE is required (or --export-kernel-tuner DIR, "
-                         "or --replot FILE --svg FILE)\n");
+    std::fprintf(stderr,
+                 "cuda_bench: --json FILE is required (or --export-kernel-tuner DIR, "
+                 "or --replot FILE --svg FILE)\n");
     return exit_usage;
   }
   if (!probe) {
@@ -369,8 +353,8 @@ int main(int argc, char** argv) {
 
   // What the GPU was doing: NVML's SM clock (at the start and now), else the driver's typical.
   const auto clock_now = runner->gpu_state();
-  const double clock_mhz = clock_at_start.sm_clock_mhz ? *clock_at_start.sm_clock_mhz
-                                                       : info.clock_khz / 1000.0;
+  const double clock_mhz =
+      clock_at_start.sm_clock_mhz ? *clock_at_start.sm_clock_mhz : info.clock_khz / 1000.0;
   boost::json::array results;
   for (const auto& r : rows) results.push_back(aoe_bench::to_json(r));
   boost::json::object root{{"device", info.name},

@@ -23,7 +23,6 @@
 // POCL_KERNEL_CACHE=0 is set for this process and the CLBlast tuner, so that no build is
 // served from PoCL's on-disk cache (both sides pay every build).
 #include "support/gemm_bench.hpp"
-
 #include <aoe/core/stop_conditions.hpp>
 #include <aoe/core/tuner.hpp>
 #include <aoe/measure/replay/kernel_tuner_writer.hpp>

@@ -22,14 +22,14 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <sstream>
 #include <string>
-#include <functional>
-#include <span>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -116,9 +116,9 @@ class SharedMeasurements {
 /// What the live and replayed runs of a bench need.
 struct RunSettings {
   std::vector<std::string> policies;
-  std::size_t seeds = 1;             ///< live runs per policy
+  std::size_t seeds = 1;              ///< live runs per policy
   std::size_t max_evaluations = 200;  ///< live budget: 25, 50, ... up to this
-  std::size_t batch = 4;             ///< configurations per batch (compiled in parallel)
+  std::size_t batch = 4;              ///< configurations per batch (compiled in parallel)
   std::size_t replay_seeds = 30;
   std::int64_t size = 0;  ///< M = N = K
   double flops = 0;       ///< of one GEMM
@@ -321,10 +321,9 @@ inline void write_svg(const std::string& path, const std::vector<Row>& rows,
   }
   for (const auto& ref : references) {
     if (ref.gflops <= 0) continue;
-    out << "<line x1='" << left << "' x2='" << w - right << "' y1='" << y(ref.gflops)
-        << "' y2='" << y(ref.gflops) << "' stroke='black' stroke-dasharray='" << ref.dash
-        << "'/><text x='" << w - right + 8 << "' y='" << y(ref.gflops) + 4 << "'>" << ref.label
-        << "</text>\n";
+    out << "<line x1='" << left << "' x2='" << w - right << "' y1='" << y(ref.gflops) << "' y2='"
+        << y(ref.gflops) << "' stroke='black' stroke-dasharray='" << ref.dash << "'/><text x='"
+        << w - right + 8 << "' y='" << y(ref.gflops) + 4 << "'>" << ref.label << "</text>\n";
   }
   out << "<text x='" << (w - right + left) / 2 << "' y='" << h - 12
       << "' text-anchor='middle'>evaluations</text>\n</svg>\n";

@@ -12,6 +12,7 @@
 #include "aoe/measure/cuda/driver_library.hpp"
 #include "aoe/measure/cuda/gemm.hpp"
 #include "aoe/measure/cuda/kernel.hpp"
+#include "aoe/measure/cuda/known_devices.hpp"
 #include "aoe/measure/cuda/nvml.hpp"
 #include "aoe/measure/cuda/nvrtc_compiler.hpp"
 

@@ -13,8 +13,8 @@
 
 #include <cstdint>
 #include <cstdlib>
-#include <deque>
 #include <cstring>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <string>
@@ -161,7 +161,9 @@ inline CUresult device_get_attribute(int* v, CUdevice_attribute a, CUdevice) {
     case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y:
     case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z: *v = 65535; break;
     case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK: *v = g.shared_per_block; break;
-    case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: *v = g.shared_per_block_optin; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN:
+      *v = g.shared_per_block_optin;
+      break;
     case CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE: *v = g.l2_bytes; break;
     case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: *v = 132; break;
     case CU_DEVICE_ATTRIBUTE_WARP_SIZE: *v = 32; break;

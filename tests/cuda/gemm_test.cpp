@@ -5,6 +5,7 @@
 #include <aoe/measure/cuda/device.hpp>
 #include <aoe/measure/cuda/gemm.hpp>
 #include <aoe/measure/cuda/kernel.hpp>
+#include <aoe/measure/cuda/known_devices.hpp>
 #include <aoe/measure/cuda/nvrtc_compiler.hpp>
 #include <aoe/space/space.hpp>
 
@@ -17,22 +18,7 @@
 
 namespace {
 
-// An NVIDIA H100 80GB HBM3 as the driver describes it (the properties a space reads).
-aoe::cuda::DeviceInfo h100() {
-  aoe::cuda::DeviceInfo d;
-  d.name = "NVIDIA H100 80GB HBM3";
-  d.compute_major = 9;
-  d.compute_minor = 0;
-  d.multiprocessors = 132;
-  d.max_threads_per_block = 1024;
-  d.shared_memory_per_block = 48 * 1024;
-  d.shared_memory_per_block_optin = 227 * 1024;
-  d.shared_memory_per_multiprocessor = 228 * 1024;
-  d.registers_per_block = 65536;
-  d.registers_per_multiprocessor = 65536;
-  d.l2_bytes = 50 * 1024 * 1024;
-  return d;
-}
+aoe::cuda::DeviceInfo h100() { return aoe::cuda::h100_sxm(); }
 
 // The configuration of `space` with these values; fails the test when it is not valid.
 aoe::Configuration valid(const aoe::Space& space, const std::vector<aoe::NamedValue>& values) {

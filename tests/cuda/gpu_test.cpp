@@ -2,7 +2,6 @@
 // and reported so, where there is no driver or no GPU): the whole path that the test double
 // stands in for elsewhere, faults included. scripts/gpu-check.sh runs these on the GPU machine.
 #include "support/skip.hpp"
-
 #include <aoe/measure/cuda/cuda_runner.hpp>
 #include <aoe/measure/cuda/gemm.hpp>
 #include <aoe/space/parameter.hpp>
@@ -68,8 +67,9 @@ TEST_CASE("gpu: a kernel runs, wrong answers and faults are data, the context su
   auto runner = aoe::CudaRunner::open(vadd_kernel(), {.repetitions = 5});
   REQUIRE_MESSAGE(runner.has_value(), (runner ? std::string() : runner.error().message));
   const aoe::Space space({aoe::values("TPB", {128, 2048}), aoe::values("MODE", {0, 1, 2})});
-  const auto m = runner->measure(
-      aoe::SpaceView(space), std::vector<aoe::Configuration>{{0, 0}, {0, 1}, {0, 0}, {0, 2}, {1, 0}});
+  const auto m =
+      runner->measure(aoe::SpaceView(space),
+                      std::vector<aoe::Configuration>{{0, 0}, {0, 1}, {0, 0}, {0, 2}, {1, 0}});
   REQUIRE(m.size() == 5);
   CHECK_MESSAGE(m[0].ok(), m[0].message);
   CHECK(m[0].value > 0);

@@ -2,7 +2,6 @@
 // NVRTC compiles: the launch path, failures as data, a poisoned context replaced, device limits
 // and selection, NVML absent. No GPU needed.
 #include "fake_driver.hpp"
-
 #include <aoe/core/stop_conditions.hpp>
 #include <aoe/core/tuner.hpp>
 #include <aoe/measure/cuda/cuda_runner.hpp>
@@ -180,9 +179,8 @@ TEST_CASE("an illegal address poisons the context: a new one, and the next confi
     auto runner = open();
     const aoe::Space space = scale_space();
     const auto m = runner.measure(
-        aoe::SpaceView(space),
-        std::vector<aoe::Configuration>{config(0, 2, 0), config(0, 0, 0), config(0, 2, 0),
-                                        config(1, 0, 0)});
+        aoe::SpaceView(space), std::vector<aoe::Configuration>{config(0, 2, 0), config(0, 0, 0),
+                                                               config(0, 2, 0), config(1, 0, 0)});
     CHECK(m[0].status == aoe::Status::runtime);
     CHECK(m[0].message.find("CUDA_ERROR_ILLEGAL_ADDRESS") != std::string::npos);
     CHECK(m[0].message.find("the context was replaced") != std::string::npos);
@@ -203,15 +201,15 @@ TEST_CASE("time limits, the L2 flush and the objective") {
   {
     // 1 ms per run at TPB 32, over a 0.5 ms limit.
     auto runner = open({.time_limit = 0.5e-3});
-    const auto m = runner.measure(aoe::SpaceView(space),
-                                  std::vector<aoe::Configuration>{config(0, 0, 0)});
+    const auto m =
+        runner.measure(aoe::SpaceView(space), std::vector<aoe::Configuration>{config(0, 0, 0)});
     CHECK(m[0].status == aoe::Status::timeout);
   }
   {
     auto runner = open({.repetitions = 3, .flush_l2 = true});
     const auto memsets = gpu.memsets;
-    const auto m = runner.measure(aoe::SpaceView(space),
-                                  std::vector<aoe::Configuration>{config(1, 0, 0)});
+    const auto m =
+        runner.measure(aoe::SpaceView(space), std::vector<aoe::Configuration>{config(1, 0, 0)});
     CHECK(m[0].ok());
     CHECK(gpu.memsets - memsets == 3);  // before each timed run, not before the checked one
   }
@@ -221,8 +219,8 @@ TEST_CASE("time limits, the L2 flush and the objective") {
       return -static_cast<double>(n) / seconds * static_cast<double>(p["SCALE"] > 0);
     };
     auto runner = open(std::move(options));
-    const auto m = runner.measure(aoe::SpaceView(space),
-                                  std::vector<aoe::Configuration>{config(1, 0, 0)});
+    const auto m =
+        runner.measure(aoe::SpaceView(space), std::vector<aoe::Configuration>{config(1, 0, 0)});
     CHECK(m[0].value == doctest::Approx(-n / 0.5e-3).epsilon(1e-4));
     CHECK(runner.best() == doctest::Approx(0.5e-3).epsilon(1e-4));
   }
@@ -243,8 +241,7 @@ TEST_CASE("device selection by ordinal or name, and errors that say what exists"
   CHECK(aoe::cuda::find_device(api, {"7"}).error().message.find("there are 2 devices") !=
         std::string::npos);
   gpu.init_fails = true;
-  CHECK(aoe::cuda::find_device(api, {}).error().code ==
-        aoe::make_error_code(aoe::Errc::not_found));
+  CHECK(aoe::cuda::find_device(api, {}).error().code == aoe::make_error_code(aoe::Errc::not_found));
   gpu.init_fails = false;
   gpu.names.clear();
   CHECK(aoe::cuda::find_device(api, {}).error().message.find("no device") != std::string::npos);
@@ -261,8 +258,8 @@ TEST_CASE("a kernel description that cannot work is refused when the runner open
         std::string::npos);
   k = scale_kernel();
   k.block = {};
-  CHECK(aoe::CudaRunner::open_with(aoe::test::fake_driver(), k).error().message.find(
-            "no block") != std::string::npos);
+  CHECK(aoe::CudaRunner::open_with(aoe::test::fake_driver(), k).error().message.find("no block") !=
+        std::string::npos);
   CHECK(gpu.live_allocations == 0);
 }
 

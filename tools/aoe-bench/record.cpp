@@ -95,8 +95,8 @@ aoe::Result<RecordSummary> record_cuda(const RecordSettings& settings) {
   if (!info) return info.error();
   const auto n = settings.size;
   const auto problem = aoe::cuda::gemm_problem(n, n, n);
-  auto runner = aoe::CudaRunner::open(aoe::cuda::gemm_kernel(problem),
-                                      {.repetitions = settings.repetitions});
+  auto runner =
+      aoe::CudaRunner::open(aoe::cuda::gemm_kernel(problem), {.repetitions = settings.repetitions});
   if (!runner) return runner.error();
   return record_with(*runner, aoe::cuda::gemm_space(n, n, n, *info), settings, info->key());
 #else
@@ -129,8 +129,7 @@ int record_main(int argc, char** argv) {
   RecordSettings settings;
   app.add_option("--device", settings.device, "opencl (default) or cuda");
   app.add_option("--kernel", settings.kernel, "the kernel: gemm (the project's SGEMM)");
-  app.add_option("--size", settings.size,
-                 "M = N = K (a multiple of 16 on OpenCL, of 256 on CUDA)");
+  app.add_option("--size", settings.size, "M = N = K (a multiple of 16 on OpenCL, of 256 on CUDA)");
   app.add_option("--sample", settings.sample, "configurations to record (0: every valid one)");
   app.add_option("--seed", settings.seed, "the sample's seed");
   app.add_option("--batch", settings.batch, "configurations built in parallel")

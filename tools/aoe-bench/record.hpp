@@ -16,12 +16,12 @@ namespace aoe_bench {
 struct RecordSettings {
   std::string device = "opencl";  ///< opencl (AOE_OPENCL_*) or cuda (AOE_CUDA_DEVICE)
   std::string kernel = "gemm";    ///< the project's SGEMM (measure/opencl/ or measure/cuda/)
-  std::int64_t size = 256;      ///< M = N = K
-  std::size_t sample = 0;       ///< 0: every valid configuration; else a uniform sample
-  std::uint64_t seed = 0;       ///< the sample's seed
-  std::size_t batch = 8;        ///< configurations built in parallel
-  std::size_t repetitions = 5;  ///< timed runs per configuration
-  std::string output;           ///< the Kernel Tuner cache to write
+  std::int64_t size = 256;        ///< M = N = K
+  std::size_t sample = 0;         ///< 0: every valid configuration; else a uniform sample
+  std::uint64_t seed = 0;         ///< the sample's seed
+  std::size_t batch = 8;          ///< configurations built in parallel
+  std::size_t repetitions = 5;    ///< timed runs per configuration
+  std::string output;             ///< the Kernel Tuner cache to write
 };
 
 /// What was recorded.

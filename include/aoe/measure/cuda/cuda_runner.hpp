@@ -119,9 +119,9 @@ class Runner<device::Cuda> {
   /// Opens the device on the installed driver and allocates the kernel's buffers. Errors: as
   /// `probe`, and a check naming a scalar or of the wrong size (`invalid_argument`); each
   /// message says which.
-  [[nodiscard]] static Result<Runner> open(cuda::Kernel kernel, CudaOptions options = {},
-                                           const cuda::DeviceSelection& selection =
-                                               default_selection()) {
+  [[nodiscard]] static Result<Runner> open(
+      cuda::Kernel kernel, CudaOptions options = {},
+      const cuda::DeviceSelection& selection = default_selection()) {
     auto api = cuda::real_driver();
     if (!api) return api.error();
     return open_with(**api, std::move(kernel), std::move(options), selection);
@@ -272,8 +272,8 @@ class Runner<device::Cuda> {
     }
     if (const CUresult r = state_->api->device_get(&state_->device, info_.ordinal);
         r != CUDA_SUCCESS) {
-      return make_error(Errc::device_error, "CUDA device " + std::to_string(info_.ordinal) +
-                                                ": " + driver_error(r));
+      return make_error(Errc::device_error,
+                        "CUDA device " + std::to_string(info_.ordinal) + ": " + driver_error(r));
     }
     return new_context();
   }
@@ -292,7 +292,8 @@ class Runner<device::Cuda> {
     }
     ++s.contexts;
     (void)api.ctx_set_current(s.context);
-    if (const CUresult r = api.stream_create(&s.stream, CU_STREAM_NON_BLOCKING); r != CUDA_SUCCESS) {
+    if (const CUresult r = api.stream_create(&s.stream, CU_STREAM_NON_BLOCKING);
+        r != CUDA_SUCCESS) {
       return fail("creating a stream", r);
     }
     for (CUevent* e : {&s.start, &s.stop}) {
@@ -306,9 +307,8 @@ class Runner<device::Cuda> {
       const std::size_t bytes = kernel::byte_size(kernel_.arguments[i]);
       if (const CUresult r = api.mem_alloc(&s.buffers[i], bytes); r != CUDA_SUCCESS) {
         s.buffers[i] = 0;
-        return fail("allocating " + std::to_string(bytes) + " bytes for argument " +
-                        std::to_string(i),
-                    r);
+        return fail(
+            "allocating " + std::to_string(bytes) + " bytes for argument " + std::to_string(i), r);
       }
     }
     if (options_.flush_l2 && info_.l2_bytes > 0) {
@@ -332,8 +332,8 @@ class Runner<device::Cuda> {
       std::string key = expression;
       for (const auto& o : options) key += '\n' + o;
       requests.push_back({std::move(key), [this, expression, options]() {
-                            return cuda::compile(kernel_.source, expression, options,
-                                                 architecture_, options_.max_log);
+                            return cuda::compile(kernel_.source, expression, options, architecture_,
+                                                 options_.max_log);
                           }});
     }
     std::size_t threads = options_.compile_threads;
@@ -359,7 +359,8 @@ class Runner<device::Cuda> {
       }
       it = s.modules.emplace(key, module).first;
     }
-    if (const CUresult r = s.api->module_get_function(&f, it->second, compiled.lowered_name.c_str());
+    if (const CUresult r =
+            s.api->module_get_function(&f, it->second, compiled.lowered_name.c_str());
         r != CUDA_SUCCESS) {
       return Measurement::failure(Status::compile, "no function '" + compiled.lowered_name +
                                                        "' in the module: " + driver_error(r));
@@ -390,8 +391,8 @@ class Runner<device::Cuda> {
       const auto max_block = static_cast<std::size_t>(info_.max_block_dims[d]);
       const auto max_grid = static_cast<std::size_t>(info_.max_grid_dims[d]);
       if (launch.block.size[d] == 0 || launch.grid.size[d] == 0) {
-        return Measurement::failure(Status::runtime, "an empty grid or block (dimension " +
-                                                         std::to_string(d) + ")");
+        return Measurement::failure(Status::runtime,
+                                    "an empty grid or block (dimension " + std::to_string(d) + ")");
       }
       if (launch.block.size[d] > max_block) {
         return refuse("block dimension " + std::to_string(d) + " of " +
@@ -426,9 +427,9 @@ class Runner<device::Cuda> {
                     std::to_string(info_.shared_memory_per_block_optin));
     }
     if (launch.shared > 0 && shared > info_.shared_memory_per_block) {
-      if (const CUresult r = api.func_set_attribute(
-              launch.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-              static_cast<int>(launch.shared));
+      if (const CUresult r = api.func_set_attribute(launch.function,
+                                                    CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                                    static_cast<int>(launch.shared));
           r != CUDA_SUCCESS) {
         return refuse("opting in to " + std::to_string(launch.shared) +
                       " bytes of dynamic shared memory: " + driver_error(r));
@@ -443,7 +444,8 @@ class Runner<device::Cuda> {
     for (std::size_t i = 0; i < kernel_.arguments.size(); ++i) {
       const auto& a = kernel_.arguments[i];
       if (!kernel::is_buffer(a)) continue;
-      if (const CUresult r = s.api->memcpy_htod(s.buffers[i], kernel::data(a), kernel::byte_size(a));
+      if (const CUresult r =
+              s.api->memcpy_htod(s.buffers[i], kernel::data(a), kernel::byte_size(a));
           r != CUDA_SUCCESS) {
         return r;
       }
@@ -451,8 +453,9 @@ class Runner<device::Cuda> {
     return CUDA_SUCCESS;
   }
 
-  // One launch between two events, waited for; its event time in `seconds`. A failure is
-  // returned, and `poisoned` says whether it left the context unusable.
+  // One launch between two events (after writing the L2 flush buffer when `flush`), waited
+  // for; its event time in `seconds`. A failure is returned (recover() then finds out whether
+  // it left the context unusable).
   std::optional<Measurement> run(const Launch& launch, double& seconds, bool flush) {
     const State& s = *state_;
     const cuda::DriverApi& api = *s.api;
@@ -503,8 +506,8 @@ class Runner<device::Cuda> {
     const CUresult r = state_->api->ctx_synchronize();
     if (r == CUDA_SUCCESS) return {};
     if (auto err = new_context()) {
-      return "; the context was lost (" + driver_error(r) + ") and could not be replaced: " +
-             err->message;
+      return "; the context was lost (" + driver_error(r) +
+             ") and could not be replaced: " + err->message;
     }
     return "; the context was replaced after " + driver_error(r);
   }
@@ -551,8 +554,8 @@ class Runner<device::Cuda> {
       if (auto m = prepare(launch, params, timing)) return fail(std::move(*m));
       const auto verify_begin = Clock::now();
       if (const CUresult r = upload(); r != CUDA_SUCCESS) {
-        return fail(Measurement::failure(Status::runtime,
-                                         "uploading the arguments: " + driver_error(r)));
+        return fail(
+            Measurement::failure(Status::runtime, "uploading the arguments: " + driver_error(r)));
       }
       // The first run is checked and counts as warm-up.
       double first = 0;
@@ -560,27 +563,12 @@ class Runner<device::Cuda> {
       if (auto m = verify()) return fail(std::move(*m));
       timing.verification_seconds = since(verify_begin);
       const double limit = timeout();
-      const auto over = [&](double t) {
-        return Measurement::failure(Status::timeout, "a run took " + std::to_string(t) +
-                                                         " s, over the limit of " +
-                                                         std::to_string(limit) + " s");
-      };
-      if (first > limit) return fail(over(first));
+      if (first > limit) return fail(kernel::timeout_failure(first, limit));
       const auto bench_begin = Clock::now();
-      const std::size_t warmup = options_.warmup > 0 ? options_.warmup - 1 : 0;
-      const std::size_t repetitions = std::max<std::size_t>(1, options_.repetitions);
-      for (std::size_t i = 0; i < warmup + repetitions; ++i) {
-        double t = 0;
-        if (auto m = run(launch, t, options_.flush_l2)) {
-          m->samples = std::move(samples);
-          return fail(std::move(*m));
-        }
-        if (t > limit) {
-          Measurement m = over(t);
-          m.samples = std::move(samples);
-          return fail(std::move(m));
-        }
-        if (i >= warmup) samples.push_back(t);
+      if (auto m = kernel::timed_runs(
+              options_.warmup, options_.repetitions, limit,
+              [&](double& t) { return run(launch, t, options_.flush_l2); }, samples)) {
+        return fail(std::move(*m));
       }
       timing.benchmark_seconds = since(bench_begin);
       timing.state = state_->nvml.read();

@@ -45,7 +45,7 @@ struct DeviceInfo {
   std::array<int, 3> max_block_dims{1024, 1024, 64};
   std::array<int, 3> max_grid_dims{2147483647, 65535, 65535};
   int max_threads_per_multiprocessor = 2048;
-  std::uint64_t shared_memory_per_block = 48 * 1024;  ///< without opting in
+  std::uint64_t shared_memory_per_block = 48 * 1024;        ///< without opting in
   std::uint64_t shared_memory_per_block_optin = 48 * 1024;  ///< with cuFuncSetAttribute
   std::uint64_t shared_memory_per_multiprocessor = 0;
   int registers_per_block = 65536;
@@ -97,8 +97,8 @@ namespace detail {
   info.ordinal = ordinal;
   CUdevice device = 0;
   if (const CUresult r = api.device_get(&device, ordinal); r != CUDA_SUCCESS) {
-    return make_error(Errc::not_found, "CUDA device " + std::to_string(ordinal) + ": " +
-                                           error_name(api, r));
+    return make_error(Errc::not_found,
+                      "CUDA device " + std::to_string(ordinal) + ": " + error_name(api, r));
   }
   std::array<char, 256> name{};
   if (api.device_get_name(name.data(), static_cast<int>(name.size()), device) == CUDA_SUCCESS) {
@@ -131,7 +131,8 @@ namespace detail {
   info.shared_memory_per_multiprocessor =
       bytes(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR);
   info.registers_per_block = attribute(CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK);
-  info.registers_per_multiprocessor = attribute(CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR);
+  info.registers_per_multiprocessor =
+      attribute(CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR);
   info.l2_bytes = bytes(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
   info.clock_khz = attribute(CU_DEVICE_ATTRIBUTE_CLOCK_RATE);
   info.memory_clock_khz = attribute(CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE);
@@ -146,8 +147,7 @@ namespace detail {
   std::size_t total = 0;
   if (api.device_total_mem(&total, device) == CUDA_SUCCESS) info.global_memory_bytes = total;
   std::array<char, 32> bus{};
-  if (api.device_get_pci_bus_id(bus.data(), static_cast<int>(bus.size()), device) ==
-      CUDA_SUCCESS) {
+  if (api.device_get_pci_bus_id(bus.data(), static_cast<int>(bus.size()), device) == CUDA_SUCCESS) {
     info.pci_bus_id = bus.data();
   }
   return info;

@@ -24,8 +24,8 @@
 
 namespace aoe::cuda {
 
-using kernel::Argument;     // a host vector (a device buffer) or a scalar
-using kernel::Check;        // verification of an output buffer
+using kernel::Argument;  // a host vector (a device buffer) or a scalar
+using kernel::Check;     // verification of an output buffer
 using kernel::is_buffer;
 using kernel::Params;       // the configuration by parameter name
 using kernel::Range;        // a grid (in blocks) or a block (in threads)
@@ -45,10 +45,10 @@ using kernel::read_source;  // a kernel source file's contents
 ///                     .block = [](const Params& p) { return Range(p["TPB"]); }};
 /// ```
 struct Kernel {
-  std::string source{};                          ///< CUDA C++ (read_source reads a file)
-  std::string name{};                            ///< the __global__ function (or template)
+  std::string source{};                           ///< CUDA C++ (read_source reads a file)
+  std::string name{};                             ///< the __global__ function (or template)
   std::vector<std::string> template_arguments{};  ///< parameters (or fixed text), in order
-  std::vector<Argument> arguments{};             ///< in the kernel's order
+  std::vector<Argument> arguments{};              ///< in the kernel's order
   /// The grid, in blocks, for a configuration.
   std::function<Range(const Params&)> grid{};
   /// The block, in threads, for a configuration.

@@ -17,8 +17,8 @@ namespace aoe::cuda {
 /// A compiled kernel instance, or why it did not compile.
 struct Compiled {
   bool ok = false;
-  std::vector<char> image{};  ///< CUBIN (or PTX, when `ptx`), for cuModuleLoadData
-  bool ptx = false;           ///< the image is PTX the driver compiles (a device NVRTC lacks)
+  std::vector<char> image{};   ///< CUBIN (or PTX, when `ptx`), for cuModuleLoadData
+  bool ptx = false;            ///< the image is PTX the driver compiles (a device NVRTC lacks)
   std::string lowered_name{};  ///< the instance's symbol, for cuModuleGetFunction
   std::string message{};       ///< why it failed, with NVRTC's log
   std::string log{};           ///< NVRTC's log (warnings too)
@@ -123,9 +123,8 @@ namespace detail {
     out.ok = true;
     return out;
   }
-  out.message = std::string("NVRTC: ") + nvrtcGetErrorString(r) + " compiling '" +
-                name_expression + "' with '" + joined + "'" +
-                (out.log.empty() ? std::string() : "\n" + out.log);
+  out.message = std::string("NVRTC: ") + nvrtcGetErrorString(r) + " compiling '" + name_expression +
+                "' with '" + joined + "'" + (out.log.empty() ? std::string() : "\n" + out.log);
   out.image.clear();
   return out;
 }

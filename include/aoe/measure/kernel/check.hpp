@@ -34,9 +34,9 @@ struct Check {
     const auto& check = checks[c];
     const std::string where = "kernel '" + kernel_name + "': checks[" + std::to_string(c) + "]";
     if (check.argument >= arguments.size() || !is_buffer(arguments[check.argument])) {
-      return make_error(Errc::invalid_argument, where + ".argument = " +
-                                                    std::to_string(check.argument) +
-                                                    " is not a buffer argument");
+      return make_error(
+          Errc::invalid_argument,
+          where + ".argument = " + std::to_string(check.argument) + " is not a buffer argument");
     }
     const std::size_t n = element_count(arguments[check.argument]);
     if (check.expected.size() != n) {
@@ -75,11 +75,11 @@ using ReadBack = std::function<std::string(std::size_t argument, std::vector<dou
     }
     if (wrong > 0) {
       return Measurement::failure(
-          Status::correctness,
-          "verification failed: argument " + std::to_string(check.argument) + ": " +
-              std::to_string(wrong) + " of " + std::to_string(got.size()) +
-              " elements differ; element " + std::to_string(first) + " is " +
-              std::to_string(got[first]) + ", expected " + std::to_string(check.expected[first]));
+          Status::correctness, "verification failed: argument " + std::to_string(check.argument) +
+                                   ": " + std::to_string(wrong) + " of " +
+                                   std::to_string(got.size()) + " elements differ; element " +
+                                   std::to_string(first) + " is " + std::to_string(got[first]) +
+                                   ", expected " + std::to_string(check.expected[first]));
     }
   }
   return std::nullopt;

@@ -21,8 +21,8 @@
 
 namespace aoe::opencl {
 
-using kernel::Argument;     // a host vector (a buffer) or a scalar
-using kernel::Check;        // verification of an output buffer
+using kernel::Argument;  // a host vector (a buffer) or a scalar
+using kernel::Check;     // verification of an output buffer
 using kernel::is_buffer;
 using kernel::Params;       // the configuration by parameter name
 using kernel::Range;        // an NDRange: global work-items or a work-group shape

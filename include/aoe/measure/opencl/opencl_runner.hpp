@@ -488,27 +488,12 @@ class Runner<device::OpenCL> {
       if (auto m = verify()) return fail(std::move(*m));
       timing.verification_seconds = since(verify_begin);
       const double limit = timeout();
-      const auto over = [&](double t) {
-        return Measurement::failure(Status::timeout, "a run took " + std::to_string(t) +
-                                                         " s, over the limit of " +
-                                                         std::to_string(limit) + " s");
-      };
-      if (first > limit) return fail(over(first));
+      if (first > limit) return fail(kernel::timeout_failure(first, limit));
       const auto bench_begin = Clock::now();
-      const std::size_t warmup = options_.warmup > 0 ? options_.warmup - 1 : 0;
-      const std::size_t repetitions = std::max<std::size_t>(1, options_.repetitions);
-      for (std::size_t i = 0; i < warmup + repetitions; ++i) {
-        double t = 0;
-        if (auto m = run_and_wait(k, params, &t)) {
-          m->samples = std::move(samples);
-          return fail(std::move(*m));
-        }
-        if (t > limit) {
-          Measurement m = over(t);
-          m.samples = std::move(samples);
-          return fail(std::move(m));
-        }
-        if (i >= warmup) samples.push_back(t);
+      if (auto m = kernel::timed_runs(
+              options_.warmup, options_.repetitions, limit,
+              [&](double& t) { return run_and_wait(k, params, &t); }, samples)) {
+        return fail(std::move(*m));
       }
       timing.benchmark_seconds = since(bench_begin);
       const double seconds = reduce(options_.statistic, samples);
@@ -529,7 +514,7 @@ class Runner<device::OpenCL> {
   std::shared_ptr<cl::Context> context_;
   cl::CommandQueue queue_;
   std::vector<cl::Buffer> buffers_;  // one per argument (empty for scalars)
-  Builds queue_builds_;  // programs by build options, built on several threads
+  Builds queue_builds_;              // programs by build options, built on several threads
   std::vector<opencl::Timing> timings_;
   double best_ = std::numeric_limits<double>::infinity();
 };
