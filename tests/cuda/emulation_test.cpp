@@ -44,8 +44,13 @@ namespace fs = std::filesystem;
 
 aoe::cuda::DeviceInfo h100() { return aoe::cuda::h100_sxm(); }
 
-// tests/ of the source tree: where the driver program finds host_emulation.hpp.
+// tests/ of the source tree: where the driver program finds host_emulation.hpp. The
+// environment's AOE_TESTS_SOURCE_DIR first: a test binary carried to another machine
+// (scripts/gpu-check.sh) finds the sources where they are there.
 fs::path tests_dir() {
+  if (const char* dir = std::getenv("AOE_TESTS_SOURCE_DIR"); dir != nullptr && *dir != '\0') {
+    return dir;
+  }
 #ifdef AOE_TESTS_SOURCE_DIR
   return AOE_TESTS_SOURCE_DIR;
 #else
