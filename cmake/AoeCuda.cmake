@@ -6,10 +6,15 @@
 # found; ON requires it (configuring stops with the packages to install); OFF never looks.
 #
 # Defines the INTERFACE target aoe_cuda (alias aoe::cuda, exported as aoe::cuda): aoe::aoe plus
-# NVRTC (CUDA::nvrtc, linked), the toolkit's headers (cuda.h, nvrtc.h) and libdl. The driver
+# NVRTC (aoe::nvrtc, linked), the toolkit's headers (cuda.h, nvrtc.h) and libdl. The driver
 # (libcuda.so.1) is NOT linked: the runner loads it at run time (measure/cuda/driver_library.hpp)
 # so that programs built with it start on machines without an NVIDIA driver and say so, and
 # NVML (libnvidia-ml.so.1) likewise. Sets AOE_CUDA_FOUND. docs/cuda.md.
+#
+# aoe::nvrtc is libnvrtc alone. FindCUDAToolkit's CUDA::nvrtc is not used because it carries
+# CUDA::cuda_driver (the toolkit's link-only stub libcuda.so): a linker without --as-needed (the
+# sanitizers' link line turns it off) then records libcuda.so.1, and the program cannot start
+# where no driver is installed. aoeConfig.cmake defines the same target for users.
 include_guard(GLOBAL)
 
 set(AOE_CUDA_FOUND FALSE)
@@ -22,7 +27,7 @@ find_package(Threads REQUIRED)
 set(_aoe_cuda_missing "")
 if(NOT CUDAToolkit_FOUND)
   set(_aoe_cuda_missing "the CUDA toolkit (FindCUDAToolkit found no nvcc)")
-elseif(NOT TARGET CUDA::nvrtc)
+elseif(NOT CUDA_nvrtc_LIBRARY)
   set(_aoe_cuda_missing "NVRTC (libnvrtc) in the CUDA toolkit at ${CUDAToolkit_LIBRARY_DIR}")
 elseif(NOT EXISTS "${CUDAToolkit_INCLUDE_DIRS}/cuda.h")
   set(_aoe_cuda_missing "cuda.h in ${CUDAToolkit_INCLUDE_DIRS}")
@@ -39,11 +44,16 @@ if(_aoe_cuda_missing)
   return()
 endif()
 
+if(NOT TARGET aoe::nvrtc)
+  add_library(aoe::nvrtc UNKNOWN IMPORTED)
+  set_target_properties(aoe::nvrtc PROPERTIES IMPORTED_LOCATION "${CUDA_nvrtc_LIBRARY}")
+endif()
+
 add_library(aoe_cuda INTERFACE)
 add_library(aoe::cuda ALIAS aoe_cuda)
 set_target_properties(aoe_cuda PROPERTIES EXPORT_NAME cuda)  # aoe::cuda when installed
 target_include_directories(aoe_cuda SYSTEM INTERFACE "${CUDAToolkit_INCLUDE_DIRS}")
-target_link_libraries(aoe_cuda INTERFACE aoe CUDA::nvrtc ${CMAKE_DL_LIBS} Threads::Threads)
+target_link_libraries(aoe_cuda INTERFACE aoe aoe::nvrtc ${CMAKE_DL_LIBS} Threads::Threads)
 target_compile_definitions(aoe_cuda INTERFACE AOE_WITH_CUDA=1)
 set(AOE_CUDA_FOUND TRUE)
 message(STATUS "aoe: CUDA ${CUDAToolkit_VERSION} (${CUDAToolkit_LIBRARY_DIR}): NVRTC linked, "
