@@ -17,6 +17,7 @@ AOE_DEBIAN_PACKAGES=(
   meson                  # 1.0
   pkg-config             # aoe.pc consumer test; Meson's dependency lookup
   python3                # cmake/list_files.py (Meson file discovery)
+  python3-venv           # bench/peers/run: the peers' own virtual environment (pip, bench only)
   python3-numpy          # scripts/bootstrap_ci.py (the docs' intervals over seeds)
   libboost1.81-dev       # Boost headers (Hana, Describe, System, ...)
   libboost-json1.81-dev  # Boost.JSON (compiled library)

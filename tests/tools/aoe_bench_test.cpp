@@ -13,6 +13,7 @@
 #include <doctest/doctest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -455,3 +456,46 @@ TEST_CASE("aoe-bench: an output that cannot be written is exit 4 before the expe
   CHECK(files == 4);  // tiny.json, err.txt, r.json, p.svg
 }
 #endif
+
+TEST_CASE("aoe-bench --traces: each repetition's unique evaluations, failures included") {
+  aoe::test::TempDir dir("aoe_bench_traces");
+  const auto problems = tiny_problem(dir);
+  aoe_bench::Settings settings{.budget = 9, .budget_seconds = {}, .repeats = 3, .seed = 5};
+  {
+    auto plain = aoe_bench::run_experiment(problems, {"random"}, settings);
+    REQUIRE(plain.has_value());
+    CHECK((*plain)[0].strategies[0].traces.empty());
+    CHECK_FALSE(aoe_bench::to_json(*plain, settings)
+                    .at("inputs").at(0).at("strategies").at(0).as_object().contains("traces"));
+  }
+  settings.traces = true;
+  auto results = aoe_bench::run_experiment(problems, {"random", "annealing"}, settings);
+  REQUIRE(results.has_value());
+  const auto json = aoe_bench::to_json(*results, settings);
+  for (const auto& s : json.at("inputs").at(0).at("strategies").as_array()) {
+    const auto& traces = s.at("traces").as_array();
+    REQUIRE(traces.size() == 3);
+    for (const auto& t : traces) {
+      // A budget of 9 on a space of 9 configurations: each measured once, the two recorded
+      // failures as null, in seconds (the cache holds milliseconds).
+      std::vector<double> valid;
+      int failed = 0;
+      for (const auto& v : t.at("values").as_array()) {
+        if (v.is_null()) {
+          ++failed;
+        } else {
+          valid.push_back(v.to_number<double>() * 1e3);
+        }
+      }
+      std::sort(valid.begin(), valid.end());
+      CHECK(failed == 2);
+      REQUIRE(valid.size() == 7);
+      const std::vector<double> expected{1.0, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0};
+      for (std::size_t i = 0; i < 7; ++i) CHECK(valid[i] == doctest::Approx(expected[i]));
+      const auto& costs = t.at("costs").as_array();
+      REQUIRE(costs.size() == 9);
+      for (const auto& c : costs) CHECK(c.to_number<double>() > 0);
+      CHECK(t.at("seconds").to_number<double>() >= 0);
+    }
+  }
+}

@@ -175,6 +175,10 @@ void add_flags(CLI::App& app, Flags& f) {
                "measure the best --transfer-top configurations of every other input with the "
                "same parameters (the same kernel on other devices; the input's own recording is "
                "left out)");
+  app.add_flag("--traces", settings.traces,
+               "keep every repetition's evaluations in the JSON (per strategy, \"traces\": "
+               "values in order, null where it failed, device seconds charged, wall seconds of "
+               "the run), for tools that score runs themselves (bench/peers)");
   app.add_option("--transfer-top", f.transfer_top,
                  "with --transfer: configurations taken from each other input (2)")
       ->check(CLI::PositiveNumber);

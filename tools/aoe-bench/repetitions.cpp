@@ -20,11 +20,15 @@
 
 namespace boost::serialization {
 
-// A repetition crosses the wire whole: its curve (infinities included) and its evaluations.
+// A repetition crosses the wire whole: its curve (infinities included), its evaluations and
+// its trace (empty unless Settings::traces).
 template <class Archive>
 void serialize(Archive& ar, aoe_bench::Repetition& r, const unsigned int /*version*/) {
   ar& r.curve;
   ar& r.evaluations;
+  ar& r.values;
+  ar& r.costs;
+  ar& r.seconds;
   ar& r.rank;
 }
 

@@ -219,6 +219,16 @@ boost::json::value to_json(const std::vector<ProblemResult>& results, const Sett
       for (const auto e : s.evaluations_run) evals.push_back(e);
       o["evaluations_run"] = std::move(evals);
       o["ci95"] = ci_block(s, settings.bootstrap.level);
+      if (settings.traces) {
+        boost::json::array traces;
+        for (const auto& t : s.traces) {
+          boost::json::array costs;
+          for (const double c : t.costs) costs.push_back(c);
+          traces.push_back(boost::json::object{
+              {"values", curve(t.values)}, {"costs", std::move(costs)}, {"seconds", t.seconds}});
+        }
+        o["traces"] = std::move(traces);
+      }
       strategies.push_back(std::move(o));
     }
     in["strategies"] = std::move(strategies);
