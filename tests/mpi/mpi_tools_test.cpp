@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -190,31 +191,41 @@ struct Child {
   }
 };
 
-// The processes whose environment holds `tag` (this test's own) and OMPI_COMM_WORLD_RANK=rank.
-std::vector<pid_t> ranks_tagged(const std::string& tag, int rank) {
-  std::vector<pid_t> out;
+// For each rank 0..ranks-1, the processes whose environment holds `tag` (this test's own) and
+// OMPI_COMM_WORLD_RANK=rank: one pass over /proc.
+std::vector<std::vector<pid_t>> ranks_tagged_all(const std::string& tag, int ranks) {
+  std::vector<std::vector<pid_t>> out(static_cast<std::size_t>(ranks));
   DIR* proc = ::opendir("/proc");
   if (proc == nullptr) return out;
-  const std::string want_rank = "OMPI_COMM_WORLD_RANK=" + std::to_string(rank);
+  const std::string rank_var = "OMPI_COMM_WORLD_RANK=";
   while (const dirent* d = ::readdir(proc)) {
     const std::string name = d->d_name;
     if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
     const std::string environ = read_text("/proc/" + name + "/environ");
     bool has_tag = false;
-    bool has_rank = false;
+    int rank = -1;
     std::size_t start = 0;
     while (start < environ.size()) {
       const std::size_t end = environ.find('\0', start);
       const std::string var = environ.substr(start, end == std::string::npos ? end : end - start);
       has_tag = has_tag || var == tag;
-      has_rank = has_rank || var == want_rank;
+      if (var.starts_with(rank_var) && var.size() > rank_var.size() &&
+          var.find_first_not_of("0123456789", rank_var.size()) == std::string::npos) {
+        rank = std::stoi(var.substr(rank_var.size()));
+      }
       if (end == std::string::npos) break;
       start = end + 1;
     }
-    if (has_tag && has_rank) out.push_back(static_cast<pid_t>(std::stol(name)));
+    if (has_tag && rank >= 0 && rank < ranks) {
+      out[static_cast<std::size_t>(rank)].push_back(static_cast<pid_t>(std::stol(name)));
+    }
   }
   ::closedir(proc);
   return out;
+}
+
+std::vector<pid_t> ranks_tagged(const std::string& tag, int rank) {
+  return ranks_tagged_all(tag, rank + 1)[static_cast<std::size_t>(rank)];
 }
 
 // The OPAT result file of a work directory (one per run; the last written), parsed, or null.
@@ -520,11 +531,13 @@ struct JobKind {
   std::string type;    ///< --job_type
   std::string prefix;  ///< of the result file: sgat, gdat
   std::string block;   ///< SGAT, GDAT
+  std::string budget;  ///< --budget
   [[nodiscard]] std::vector<std::string> command() const {
     return {
         AOE_TOOL_AOE_PATH,    "--model=" AOE_TESTS_SOURCE_DIR "/../examples/models/resnet50.json",
-        "--job_type=" + type, "--seed=1",
-        "--report=off",       "--progress_bar=off"};
+        "--job_type=" + type, "--budget=" + budget,
+        "--seed=1",           "--report=off",
+        "--progress_bar=off"};
   }
 };
 
@@ -533,28 +546,58 @@ void signal_all(const std::vector<pid_t>& pids, int sig) {
   for (const pid_t p : pids) ::kill(p, sig);
 }
 
-// Holds the job still at the first moment `ready()` holds (checked with every rank stopped,
-// after each slice of a few milliseconds of running); returns the ranks' pids, still stopped,
-// or an empty vector when the job ended first or never got there within two minutes.
-std::vector<pid_t> hold_when(Child& job, const OpatRun& run, const std::function<bool()>& ready) {
-  std::vector<pid_t> pids;
-  const auto end = Clock::now() + std::chrono::seconds(120);
-  while (pids.size() < 3 && job.running() && Clock::now() < end) {
-    pids.clear();
-    for (int r = 0; r < 3; ++r) {
-      const auto found = ranks_tagged(run.tag, r);
-      if (found.size() == 1) pids.push_back(found.front());
-    }
-    if (pids.size() < 3) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+// True once `pid` is stopped (state T in /proc/PID/stat) or gone.
+bool stopped_or_gone(pid_t pid) {
+  const std::string stat = read_text("/proc/" + std::to_string(pid) + "/stat");
+  const std::size_t paren = stat.rfind(')');  // the command name may hold spaces and ')'
+  if (stat.empty() || paren == std::string::npos || paren + 2 >= stat.size()) return true;
+  const char state = stat[paren + 2];
+  return state == 'T' || state == 't' || state == 'Z' || state == 'X';
+}
+
+// SIGSTOP to `pids`, then waits until each has stopped (a signal is delivered asynchronously).
+void stop_all(const std::vector<pid_t>& pids) {
+  for (const pid_t p : pids) {
+    ::kill(p, SIGSTOP);
   }
-  while (job.running() && Clock::now() < end) {
-    signal_all(pids, SIGSTOP);
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));  // the stops have landed
+  for (const pid_t p : pids) {
+    while (!stopped_or_gone(p)) std::this_thread::yield();
+  }
+}
+
+// Holds the job still at the first moment `ready()` holds and returns the ranks' pids, still
+// stopped; an empty vector when the job ended first or never got there within two minutes.
+// Load on the machine cannot make it miss the moment: each rank is stopped (SIGSTOP) as soon as
+// it is found, so nothing runs until all three are held; from then on the ranks run together
+// for slices of 3 ms (SIGCONT) and `ready()` is checked after each, once every rank is seen
+// stopped. A slice gives the job at most 3 ms of CPU, a small part of the states waited for.
+std::vector<pid_t> hold_when(Child& job, const OpatRun& run, const std::function<bool()>& ready) {
+  constexpr int ranks = 3;
+  std::vector<pid_t> pids(ranks, 0);
+  const auto end = Clock::now() + std::chrono::seconds(120);
+  const auto all_found = [&] {
+    return std::none_of(pids.begin(), pids.end(), [](pid_t p) { return p == 0; });
+  };
+  while (!all_found() && job.running() && Clock::now() < end) {
+    const auto found = ranks_tagged_all(run.tag, ranks);
+    for (std::size_t r = 0; r < pids.size(); ++r) {
+      if (pids[r] == 0 && found[r].size() == 1) {
+        pids[r] = found[r].front();
+        stop_all({pids[r]});
+      }
+    }
+  }
+  while (all_found() && job.running() && Clock::now() < end) {
     if (ready()) return pids;
     signal_all(pids, SIGCONT);
     std::this_thread::sleep_for(std::chrono::milliseconds(3));
+    stop_all(pids);
   }
-  signal_all(pids, SIGCONT);
+  std::vector<pid_t> held;
+  for (const pid_t p : pids) {
+    if (p != 0) held.push_back(p);
+  }
+  signal_all(held, SIGCONT);
   return {};
 }
 
@@ -570,8 +613,8 @@ std::pair<boost::json::object, std::set<std::string>> reference_job(const JobKin
 }
 
 // Starts `mpirun -np 3` of the job, holds it when `ready(result block)` holds, kills worker
-// rank 1 and checks that mpirun ends the whole job with a failure. False when this aoe does not
-// run its jobs over ranks (reported skipped).
+// rank 1 while every rank is stopped and checks that mpirun ends the whole job with a failure.
+// False when this aoe does not run its jobs over ranks (reported skipped).
 bool kill_worker_when(const JobKind& kind, const OpatRun& run,
                       const std::function<bool(const boost::json::object&)>& ready) {
   Child job = Child::start(under_mpirun(3, kind.command()), run.env(), run.dir / "out.txt",
@@ -589,8 +632,9 @@ bool kill_worker_when(const JobKind& kind, const OpatRun& run,
     FAIL("the job never reached the state to kill it in: " << read_text(run.dir / "err.txt"));
     return false;
   }
+  // Ranks 0 and 2 stay stopped: mpirun, once it sees rank 1 gone, ends them (SIGCONT, SIGTERM,
+  // then SIGKILL). Let run on, they could finish the job before mpirun gets the CPU to notice.
   REQUIRE(::kill(pids[1], SIGKILL) == 0);
-  signal_all({pids[0], pids[2]}, SIGCONT);
   REQUIRE(job.wait_for(std::chrono::seconds(60)));
   CHECK(job.exit_code() != 0);
   CHECK(ranks_tagged(run.tag, 0).empty());
@@ -623,7 +667,7 @@ TEST_CASE("tools under mpirun: aoe SGAT with a rank killed (SIGKILL): the job en
 #if !defined(AOE_TOOL_AOE_PATH) || !defined(AOE_MPIEXEC)
   aoe::test::skip("needs the aoe command built with aoe::mpi, and mpiexec");
 #else
-  const JobKind kind{"1", "sgat", "SGAT"};
+  const JobKind kind{"1", "sgat", "SGAT", "240"};  // the default budget
   const auto [ref, ref_keys] = reference_job(kind);
   const std::int64_t ref_hits = ref.at("repo_summary").as_object().at("repo_hit_num").as_int64();
   const std::int64_t ref_total = ref.at("repo_summary").as_object().at("total_num").as_int64();
@@ -656,7 +700,8 @@ TEST_CASE("tools under mpirun: aoe GDAT with a rank killed (SIGKILL): the job en
 #if !defined(AOE_TOOL_AOE_PATH) || !defined(AOE_MPIEXEC)
   aoe::test::skip("needs the aoe command built with aoe::mpi, and mpiexec");
 #else
-  const JobKind kind{"4", "gdat", "GDAT"};
+  // 100000 evaluations: a search of about 3 s over 3 ranks here (the default ends in 0.1 s).
+  const JobKind kind{"4", "gdat", "GDAT", "100000"};
   const auto [ref, ref_keys] = reference_job(kind);
   REQUIRE(ref_keys.size() == 1);
   const OpatRun run = fresh_run("fault_kill_gdat");
