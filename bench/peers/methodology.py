@@ -34,10 +34,10 @@ def _entry(config, value, cost, search_seconds):
 
 
 def score_experiment(spaces, runs, tuners, budget, folder, seed=2024):
-    """[{"tuner", "P", "P_std"}] over `spaces` (Space objects of bench/peers/run) from `runs`
-    (dicts with space, tuner, values, costs, seconds). The package draws from NumPy's global
-    generator (its baselines, its prediction intervals): seeded with `seed`, the same runs
-    give the same scores."""
+    """([{"tuner", "P", "P_std"}], {tuner: why it has no P}) over `spaces` (Space objects of
+    bench/peers/run) from `runs` (dicts with space, tuner, values, costs, seconds). The
+    package draws from NumPy's global generator (its baselines, its prediction intervals):
+    seeded with `seed`, the same runs give the same scores."""
     import warnings
     import numpy as np
     from autotuning_methodology.baseline import RandomSearchCalculatedBaseline
@@ -50,7 +50,7 @@ def score_experiment(spaces, runs, tuners, budget, folder, seed=2024):
     np.random.seed(seed % 2**32)
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    aggregation = []
+    aggregation, unscored = [], {}
     for space in spaces:
         full = folder / f"{space.name}_T4.json"
         entries = [_entry({}, value, space.cost(key), 0.0) for key, value in space.values.items()]
@@ -81,10 +81,48 @@ def score_experiment(spaces, runs, tuners, budget, folder, seed=2024):
             stats.cutoff_point_fevals_time_start_end(CUTOFF_START, CUTOFF)
         time_range = np.linspace(start=start_time, stop=end_time, num=RESOLUTION)
         fevals_range = np.arange(start=start_fevals, stop=end_fevals + 1)
+        # The package refuses a curve (ValueError) when a repetition has fewer than two valid
+        # evaluations inside the space's time range, e.g. a strategy that stops after a few
+        # evaluations (Kernel Tuner's minimize) or finds nothing valid: such a tuner gets no P
+        # (a mean over fewer spaces would not compare), and says why.
+        for tuner, curve in zip(tuners, curves):
+            if tuner in unscored:
+                continue
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    curve.get_curve_over_time(time_range,
+                                              dist=stats.objective_performances_total_sorted,
+                                              confidence_level=CONFIDENCE)
+            except ValueError as e:
+                unscored[tuner] = _refusal(e, space.name, start_time, end_time)
         aggregation.append((RandomSearchCalculatedBaseline(stats), curves, stats, time_range,
                             fevals_range))
+    scored = [t for t in tuners if t not in unscored]
+    if not scored:
+        return [], unscored
+    keep = [i for i, t in enumerate(tuners) if t not in unscored]
+    aggregation = [(baseline, [curves[i] for i in keep], stats, time_range, fevals_range)
+                   for baseline, curves, stats, time_range, fevals_range in aggregation]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         performance, _, _, _ = get_strategies_aggregated_performance(aggregation, CONFIDENCE)
     return [{"tuner": tuner, "P": round(float(np.mean(p)), 3), "P_std": round(float(np.std(p)), 3)}
-            for tuner, p in zip(tuners, performance)]
+            for tuner, p in zip(scored, performance)], unscored
+
+
+def _refusal(error, space, start, end):
+    """Why the package refused a tuner's curve on `space`, in one line (its message holds the
+    whole array of times)."""
+    args = error.args
+    if len(args) >= 2 and str(args[0]).startswith("Not enough overlap"):
+        try:
+            short = sum(int(c) <= 1 for c in args[1])
+            total = len(args[1])
+            return (f"{space}: {short} of {total} repetitions have fewer than two valid "
+                    f"evaluations in the time range the package scores ({start:.1f} to "
+                    f"{end:.1f} s); autotuning-methodology: 'Not enough overlap in time range "
+                    "and time values'")
+        except (TypeError, ValueError):
+            pass
+    return f"{space}: autotuning-methodology: {str(args[0] if args else error)[:200]}"
