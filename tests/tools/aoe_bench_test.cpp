@@ -466,7 +466,12 @@ TEST_CASE("aoe-bench --traces: each repetition's unique evaluations, failures in
     REQUIRE(plain.has_value());
     CHECK((*plain)[0].strategies[0].traces.empty());
     CHECK_FALSE(aoe_bench::to_json(*plain, settings)
-                    .at("inputs").at(0).at("strategies").at(0).as_object().contains("traces"));
+                    .at("inputs")
+                    .at(0)
+                    .at("strategies")
+                    .at(0)
+                    .as_object()
+                    .contains("traces"));
   }
   settings.traces = true;
   auto results = aoe_bench::run_experiment(problems, {"random", "annealing"}, settings);
