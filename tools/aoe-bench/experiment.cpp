@@ -52,11 +52,11 @@ struct DeviceTimeLimit {
 };
 
 // Best value after each evaluation (infinity before the first valid one), `length` long: a
-// run that ended early keeps its last value. With settings.traces, `rep` gets what each
+// run that ended early keeps its last value. With settings.traces, `trace` gets what each
 // evaluation gave and the run's wall seconds.
 std::vector<double> run_once(const Problem& problem, const std::string& strategy,
                              std::uint64_t seed, std::size_t length, const Settings& settings,
-                             std::size_t& evaluations, Repetition& rep) {
+                             std::size_t& evaluations, Trace& trace) {
   const auto started = std::chrono::steady_clock::now();
   const std::optional<double> seconds = settings.budget_seconds;
   aoe::SearchStart start;
@@ -71,11 +71,12 @@ std::vector<double> run_once(const Problem& problem, const std::string& strategy
   DeviceTimeLimit limit{.limit = seconds.value_or(inf)};
   const auto result = tuner.tune(*problem.space, aoe::MaxEvaluations{length}, limit);
   if (settings.traces) {
-    rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    trace.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     for (std::size_t k = 0; k < std::min(result.history.size(), length); ++k) {
       const auto& m = result.history[k].measurement;
-      rep.values.push_back(m.ok() ? m.value : std::numeric_limits<double>::quiet_NaN());
-      rep.costs.push_back(m.cost);
+      trace.values.push_back(m.ok() ? m.value : std::numeric_limits<double>::quiet_NaN());
+      trace.costs.push_back(m.cost);
     }
   }
   std::vector<double> best(length, inf);
@@ -439,7 +440,7 @@ aoe::Result<std::vector<ProblemResult>> run_experiment(const std::vector<Problem
     try {
       rep.curve = run_once(problems[job.problem], strategies[job.strategy],
                            aoe::derive_seed(settings.seed, job.repeat), lengths[job.problem],
-                           settings, evaluations, rep);
+                           settings, evaluations, rep.trace);
     } catch (const std::exception& e) {
       throw std::runtime_error("strategy '" + strategies[job.strategy] + "' on " +
                                problems[job.problem].name + " (repetition " +
@@ -473,11 +474,11 @@ aoe::Result<std::vector<ProblemResult>> run_experiment(const std::vector<Problem
     for (std::size_t s = 0; s < strategies.size(); ++s) {
       std::vector<std::vector<double>> runs;
       std::vector<std::size_t> evals;
-      std::vector<Repetition> traces;
+      std::vector<Trace> traces;
       for (std::size_t r = 0; r < settings.repeats; ++r, ++j) {
         runs.push_back(std::move(reps[j].curve));
         evals.push_back(static_cast<std::size_t>(reps[j].evaluations));
-        if (settings.traces) traces.push_back(std::move(reps[j]));
+        if (settings.traces) traces.push_back(std::move(reps[j].trace));
       }
       out[p].strategies.push_back(summarise(problems[p], strategies[s], runs, std::move(evals),
                                             settings, ranges[p], random, lengths[p]));

@@ -71,14 +71,18 @@ void add_transfer(std::vector<Problem>& problems, std::size_t top);
 
 /// What one repetition (one strategy, one input, one seed) gives: the best value after each
 /// evaluation, and how many evaluations ran. A function of the repetition's index alone.
+/// What one repetition measured (Settings::traces): per evaluation in order, the value (NaN:
+/// it failed) and the device seconds charged; the wall seconds of the run (the policy's own
+/// time: a replayed measurement is a lookup). A function of the seed, except `seconds`.
+struct Trace {
+  std::vector<double> values, costs;
+  double seconds = 0;
+};
+
 struct Repetition {
   std::vector<double> curve;
   std::uint64_t evaluations = 0;
-  /// Kept only with Settings::traces: per evaluation in order, the value (NaN: it failed) and
-  /// the device seconds charged; the wall seconds of the run (the policy's own time: a replayed
-  /// measurement is a lookup). A function of the index, except `seconds`.
-  std::vector<double> values, costs;
-  double seconds = 0;
+  Trace trace;   ///< empty unless Settings::traces
   int rank = 0;  ///< the MPI rank that ran it (0 without MPI); no part of the results
 };
 
@@ -106,8 +110,8 @@ struct Settings {
   bool start_from_default = false;
   /// The same policies measure each input's `Problem::transfer` first (after its defaults).
   bool transfer = false;
-  /// Keep every repetition's evaluations (Repetition::values, costs, seconds) in
-  /// StrategyResult::traces, for tools that score the runs themselves (bench/peers).
+  /// Keep every repetition's evaluations (Trace) in StrategyResult::traces, for tools that score
+  /// the runs themselves (bench/peers).
   bool traces = false;
   /// Called after each repetition with (repetitions done, total), from the worker threads but
   /// never by two at once; for a progress display. Empty: nothing is called.
@@ -140,8 +144,8 @@ struct StrategyResult {
   std::vector<double> best_mean;  ///< "nothing found yet" counted as the worst valid value
   std::vector<double> fraction_mean, fraction_median, fraction_q1, fraction_q3;
   std::vector<std::size_t> evaluations_run;  ///< per repetition (fewer: exhausted or timed out)
-  /// Per repetition, with Settings::traces: what it evaluated, in order (Repetition).
-  std::vector<Repetition> traces;
+  /// Per repetition, with Settings::traces: what it evaluated, in order.
+  std::vector<Trace> traces;
   /// Bootstrap replicates over the repetitions (Settings::bootstrap; the same resamples for
   /// every figure): of `fraction_of_optimum` at each of its points, of `evaluations_to` at each
   /// fraction (infinity where the resample's median run did not reach it within the run), and

@@ -26,9 +26,9 @@ template <class Archive>
 void serialize(Archive& ar, aoe_bench::Repetition& r, const unsigned int /*version*/) {
   ar& r.curve;
   ar& r.evaluations;
-  ar& r.values;
-  ar& r.costs;
-  ar& r.seconds;
+  ar& r.trace.values;
+  ar& r.trace.costs;
+  ar& r.trace.seconds;
   ar& r.rank;
 }
 
