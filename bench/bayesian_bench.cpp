@@ -5,11 +5,11 @@
 // GEMM spaces). Goals (issue 13): a proposal under 1 ms at 1,000 observations and 2 ms at 5,000.
 //   bayesian_bench --benchmark_format=json
 #include <aoe/core/random.hpp>
-#include <aoe/core/trial.hpp>
 #include <aoe/search/bayesian/bayesian.hpp>
 #include <aoe/search/bayesian/gaussian_process.hpp>
 #include <aoe/space/parameter.hpp>
 #include <aoe/space/space.hpp>
+#include <aoe/vocab/trial.hpp>
 
 #include <benchmark/benchmark.h>
 

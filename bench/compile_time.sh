@@ -9,8 +9,11 @@
 # Environment: REPEATS (3); AOE_INCLUDE (the include/ directory to measure, default this
 # checkout's; e.g. an older version's, for a before/after comparison); CASES (names of the
 # cases below to run, space-separated; default all). Needs GNU time (/usr/bin/time) and the Debian packages of
-# scripts/install-deps.sh. The goals (issue 15): <aoe.hpp> under 3 s, tuner + random search +
-# host runner under 1.5 s.
+# scripts/install-deps.sh. Each TU's CPU time is also given as a ratio to the first case,
+# `baseline` (<vector>, <string> and <map> only: what any C++ file costs), measured in the same
+# run, so that machines and loads compare. The goals (docs/getting_started.md#which-header):
+# <aoe.hpp> at most 6 times the baseline, a search policy author's headers (`search_author`:
+# the vocabulary and the concepts) at most 2 times.
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 cxx=${1:-${CXX:-g++}}
@@ -22,8 +25,10 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 # name|includes (comma-separated)|extra flags
-cases="aoe.hpp|aoe.hpp|
-tuner_random_host|aoe/core/tuner.hpp,aoe/search/random_search.hpp,aoe/measure/host_runner.hpp|
+cases="baseline|vector,string,map|
+search_author|aoe/space/space.hpp,aoe/vocab/trial.hpp,aoe/tuner/concepts.hpp|
+aoe.hpp|aoe.hpp|
+tuner_random_host|aoe/tuner/tuner.hpp,aoe/search/random_search.hpp,aoe/measure/host_runner.hpp|
 sqlite.hpp|aoe/sqlite.hpp|
 simulator.hpp|aoe/simulator.hpp|
 replay.hpp|aoe/replay.hpp|
@@ -57,7 +62,12 @@ echo "$cases" | while IFS='|' read -r name includes extra; do
   mem=$(awk '{ print $4 }' "$work/times" | sort -n | tail -n 1)
   [ "$first" -eq 1 ] || printf ',\n'
   first=0
-  printf '    {"name": "%s", "includes": "%s", "wall_seconds": %s, "cpu_seconds": %s, "peak_kb": %s}' \
-    "$name" "$includes" "$wall" "$cpu" "$mem"
+  [ "$name" = baseline ] && echo "$cpu" > "$work/baseline_cpu"
+  ratio=null
+  if [ -s "$work/baseline_cpu" ]; then
+    ratio=$(awk -v c="$cpu" -v b="$(cat "$work/baseline_cpu")" 'BEGIN { if (b > 0) printf "%.2f", c / b; else print "null" }')
+  fi
+  printf '    {"name": "%s", "includes": "%s", "wall_seconds": %s, "cpu_seconds": %s, "peak_kb": %s, "ratio_to_baseline": %s}' \
+    "$name" "$includes" "$wall" "$cpu" "$mem" "$ratio"
 done
 printf '\n  ]\n}\n'

@@ -14,11 +14,11 @@
 // offline (120).
 //   online_bench [--iterations N] [--online-budget N] [--offline-budget N] [--repeats N]
 //                [--seed S] [--json FILE]
-#include <aoe/core/tuner.hpp>
 #include <aoe/measure/host_runner.hpp>
 #include <aoe/online.hpp>
 #include <aoe/repo/knowledge_bank.hpp>
 #include <aoe/search/evolutionary.hpp>
+#include <aoe/tuner/tuner.hpp>
 
 #include <boost/hana/define_struct.hpp>
 #include <unistd.h>

@@ -23,14 +23,14 @@
 // POCL_KERNEL_CACHE=0 is set for this process and the CLBlast tuner, so that no build is
 // served from PoCL's on-disk cache (both sides pay every build).
 #include "support/gemm_bench.hpp"
-#include <aoe/core/stop_conditions.hpp>
-#include <aoe/core/tuner.hpp>
 #include <aoe/measure/replay/kernel_tuner_writer.hpp>
 #include <aoe/measure/replay/load.hpp>
 #include <aoe/measure/replay/record.hpp>
 #include <aoe/measure/replay/replay_runner.hpp>
 #include <aoe/opencl.hpp>
 #include <aoe/search/by_name.hpp>
+#include <aoe/tuner/stop_conditions.hpp>
+#include <aoe/tuner/tuner.hpp>
 
 #include <CLI/CLI.hpp>
 #include <boost/json/object.hpp>

@@ -2,13 +2,13 @@
 // bookkeeping, history) with a measure policy that costs nothing, for grid and random search,
 // batch sizes 1 and 16, on spaces of 10^3 and 10^6 points. One iteration is one tuning run;
 // `per_evaluation` is seconds per evaluation (the run's setup included), items/s its inverse.
-#include <aoe/core/stop_conditions.hpp>
-#include <aoe/core/tuner.hpp>
-#include <aoe/measure/measurement.hpp>
 #include <aoe/search/grid_search.hpp>
 #include <aoe/search/random_search.hpp>
 #include <aoe/space/parameter.hpp>
 #include <aoe/space/space.hpp>
+#include <aoe/tuner/stop_conditions.hpp>
+#include <aoe/tuner/tuner.hpp>
+#include <aoe/vocab/measurement.hpp>
 
 #include <benchmark/benchmark.h>
 

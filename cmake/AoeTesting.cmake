@@ -143,6 +143,7 @@ function(aoe_add_test_areas tests_dir)
     set(_target aoe_test_${_area})
     add_executable(${_target} ${_sources})
     _aoe_setup_test_target(${_target} ${_area} "${tests_dir}")
+    aoe_unity_build(${_target})
     # A per-area working directory, so tests that write files never collide across areas.
     set(_workdir "${CMAKE_CURRENT_BINARY_DIR}/work/${_area}")
     file(MAKE_DIRECTORY "${_workdir}")

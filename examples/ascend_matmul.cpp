@@ -4,15 +4,15 @@
 // ASCEND_DEVICE_ID selects the NPU (default 0). The kernel of the second part is CANN's
 // AddCustom sample built with ascendc_fatbin_library: add_custom(x, y, z, workspace, tiling)
 // on fp16 vectors, with the tiling struct {uint32_t totalLength; uint32_t tileNum;}.
-#include <aoe/core/stop_conditions.hpp>
-#include <aoe/core/tuner.hpp>
 #include <aoe/measure/ascend/ascend_runner.hpp>
 #include <aoe/measure/ascend/real_acl_api.hpp>
 #include <aoe/measure/ascend/tiling_data.hpp>
-#include <aoe/repo/memory_repository.hpp>
 #include <aoe/search/grid_search.hpp>
 #include <aoe/space/constraint.hpp>
 #include <aoe/space/parameter.hpp>
+#include <aoe/tuner/memory_repository.hpp>
+#include <aoe/tuner/stop_conditions.hpp>
+#include <aoe/tuner/tuner.hpp>
 
 #include <cstdint>
 #include <cstdio>

@@ -8,13 +8,13 @@
 // a CUDA driver or device it exits with 77 (skipped); --require-gpu means the same here, as
 // every CUDA device is a GPU. Every measured configuration is checked against a host
 // reference.
-#include <aoe/core/stop_conditions.hpp>
-#include <aoe/core/tuner.hpp>
 #include <aoe/cuda.hpp>
 #include <aoe/measure/cuda/convolution.hpp>
-#include <aoe/repo/memory_repository.hpp>
 #include <aoe/search/by_name.hpp>
 #include <aoe/search/search_names.hpp>
+#include <aoe/tuner/memory_repository.hpp>
+#include <aoe/tuner/stop_conditions.hpp>
+#include <aoe/tuner/tuner.hpp>
 
 #include <cstdio>
 #include <cstdlib>

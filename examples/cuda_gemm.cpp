@@ -9,13 +9,13 @@
 // every CUDA device is a GPU. The kernels are compiled with NVRTC (several at once); every
 // measured configuration is checked against a host reference: a wrong answer is never a
 // winner. On an H100 try --size 4096 --evaluations 200 and compare with cuBLAS's SGEMM.
-#include <aoe/core/stop_conditions.hpp>
-#include <aoe/core/tuner.hpp>
 #include <aoe/cuda.hpp>
 #include <aoe/measure/cuda/gemm.hpp>
-#include <aoe/repo/memory_repository.hpp>
 #include <aoe/search/by_name.hpp>
 #include <aoe/search/search_names.hpp>
+#include <aoe/tuner/memory_repository.hpp>
+#include <aoe/tuner/stop_conditions.hpp>
+#include <aoe/tuner/tuner.hpp>
 
 #include <cstdio>
 #include <cstdlib>

@@ -3,12 +3,12 @@
 // to take as long as a device would (measure_latency), then checks that the distributed run
 // found what one process finds with the same seed.
 //   mpirun -np 3 aoe_example_mpi_tuning [latency seconds, default 0.01]
-#include <aoe/core/stop_conditions.hpp>
-#include <aoe/core/tuner.hpp>
 #include <aoe/measure/simulator/simulator_runner.hpp>
 #include <aoe/measure/simulator/soc.hpp>
 #include <aoe/mpi.hpp>
 #include <aoe/search/evolutionary.hpp>
+#include <aoe/tuner/stop_conditions.hpp>
+#include <aoe/tuner/tuner.hpp>
 
 #include <boost/mpi/environment.hpp>
 

@@ -6,12 +6,12 @@
 //
 // The device is AOE_OPENCL_PLATFORM / AOE_OPENCL_DEVICE (docs/opencl.md); --require-gpu picks
 // the first GPU. Exits with 77 (skipped) when there is no such device.
-#include <aoe/core/stop_conditions.hpp>
-#include <aoe/core/tuner.hpp>
 #include <aoe/opencl.hpp>
-#include <aoe/repo/memory_repository.hpp>
 #include <aoe/search/by_name.hpp>
 #include <aoe/search/search_names.hpp>
+#include <aoe/tuner/memory_repository.hpp>
+#include <aoe/tuner/stop_conditions.hpp>
+#include <aoe/tuner/tuner.hpp>
 
 #include <cstdio>
 #include <cstdlib>

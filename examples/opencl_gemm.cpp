@@ -8,12 +8,12 @@
 // the first GPU and exits with 77 (skipped) when there is none. Without any OpenCL device it
 // exits with 77 too. Every measured configuration is checked against a host reference: a wrong
 // answer is never a winner.
-#include <aoe/core/stop_conditions.hpp>
-#include <aoe/core/tuner.hpp>
 #include <aoe/opencl.hpp>
-#include <aoe/repo/memory_repository.hpp>
 #include <aoe/search/by_name.hpp>
 #include <aoe/search/search_names.hpp>
+#include <aoe/tuner/memory_repository.hpp>
+#include <aoe/tuner/stop_conditions.hpp>
+#include <aoe/tuner/tuner.hpp>
 
 #include <cstdio>
 #include <cstdlib>

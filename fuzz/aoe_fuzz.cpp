@@ -11,8 +11,8 @@
 // Bank readers read files: the input is written to a file under $TMPDIR first. Every target
 // must return an error or a value for any input: a crash, a leak or undefined behaviour is a
 // finding (ASan + UBSan).
-#include <aoe/detail/parse_json.hpp>
 #include <aoe/graph/loader.hpp>
+#include <aoe/io/parse_json.hpp>
 #include <aoe/jobs/gdat/cluster_loader.hpp>
 #include <aoe/jobs/gdat/gradient_fusion_bank.hpp>
 #include <aoe/jobs/gdat/profile_loader.hpp>

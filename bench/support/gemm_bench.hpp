@@ -5,14 +5,14 @@
 #ifndef AOE_BENCH_SUPPORT_GEMM_BENCH_HPP
 #define AOE_BENCH_SUPPORT_GEMM_BENCH_HPP
 
-#include <aoe/core/stop_conditions.hpp>
-#include <aoe/core/tuner.hpp>
 #include <aoe/measure/replay/kernel_tuner_writer.hpp>
 #include <aoe/measure/replay/load.hpp>
 #include <aoe/measure/replay/record.hpp>
 #include <aoe/measure/replay/replay_runner.hpp>
 #include <aoe/measure/statistics.hpp>
 #include <aoe/search/by_name.hpp>
+#include <aoe/tuner/stop_conditions.hpp>
+#include <aoe/tuner/tuner.hpp>
 
 #include <boost/json/object.hpp>
 

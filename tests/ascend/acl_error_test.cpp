@@ -9,6 +9,8 @@
 #include <string>
 #include <system_error>
 
+namespace ascend_acl_error_test {  // apart from this area's other files in a unity build
+
 namespace as = aoe::ascend;
 
 TEST_CASE("acl_category: ACL names, values and meanings") {
@@ -77,3 +79,5 @@ TEST_CASE("TilingData: natural alignment, padding and range checks") {
   CHECK(as::tiling_type_from_string("float") == as::TilingType::float32);
   CHECK_FALSE(as::tiling_type_from_string("int33"));
 }
+
+}  // namespace ascend_acl_error_test

@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+namespace ascend_backend_test {  // apart from this area's other files in a unity build
+
 namespace {
 
 using aoe::KnowledgeKind;
@@ -178,6 +180,8 @@ TEST_CASE("ascend backend: Impl is the implementation mode the operator is compi
   gelu.inputs[0].dtype = aoe::DataType::int32;
   CHECK(backend.create(gelu, KnowledgeKind::impl)->space().dimensions() == 0);
 }
+
+}  // namespace ascend_backend_test
 
 #elif defined(AOE_ASCEND_TESTS_REQUIRE_ACL)
 #error "tests/ascend needs AscendCL's declarations: CANN, or tests/ascend/fake_cann/include"

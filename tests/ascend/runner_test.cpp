@@ -22,6 +22,8 @@
 #include <string>
 #include <vector>
 
+namespace ascend_runner_test {  // apart from this area's other files in a unity build
+
 namespace {
 
 using aoe::AscendOptions;
@@ -645,6 +647,8 @@ TEST_CASE("ascend runner: parallel measurement serialises the device") {
   CHECK(acl.calls(Call::compile) == 16);
   CHECK(acl.live_per_call().empty());
 }
+
+}  // namespace ascend_runner_test
 
 #elif defined(AOE_ASCEND_TESTS_REQUIRE_ACL)
 #error "tests/ascend needs AscendCL's declarations: CANN, or tests/ascend/fake_cann/include"

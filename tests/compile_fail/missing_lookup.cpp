@@ -1,7 +1,7 @@
 // EXPECT: the repository needs a member .aoe::Result<std::optional<aoe::Record>> lookup
 // A repository without lookup() is rejected, and the message names lookup.
 #include "support/archetypes.hpp"
-#include <aoe/core/tuner.hpp>
+#include <aoe/tuner/tuner.hpp>
 
 struct WriteOnly {
   aoe::Result<aoe::StoreOutcome> store(const aoe::Record&) { return aoe::StoreOutcome::added; }

@@ -1,7 +1,7 @@
 // EXPECT: the search policy needs a member .observe
 // A search policy without observe() is rejected, and the message names observe.
 #include "support/archetypes.hpp"
-#include <aoe/core/tuner.hpp>
+#include <aoe/tuner/tuner.hpp>
 
 struct NoObserve {
   void start(aoe::SpaceView, std::uint64_t) {}

@@ -1,7 +1,7 @@
 // EXPECT: the search policy needs a member .std::vector<aoe::Configuration> propose
 // A search policy without propose() is rejected, and the message names propose.
 #include "support/archetypes.hpp"
-#include <aoe/core/tuner.hpp>
+#include <aoe/tuner/tuner.hpp>
 
 struct NoPropose {
   void start(aoe::SpaceView, std::uint64_t) {}

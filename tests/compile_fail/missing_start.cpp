@@ -1,7 +1,7 @@
 // EXPECT: the search policy needs a member .start
 // A search policy without start() is rejected, and the message names start.
 #include "support/archetypes.hpp"
-#include <aoe/core/tuner.hpp>
+#include <aoe/tuner/tuner.hpp>
 
 struct NoStart {
   std::vector<aoe::Configuration> propose(std::size_t) { return {}; }

@@ -1,7 +1,7 @@
 // EXPECT: the repository needs a member .aoe::Result<aoe::StoreOutcome> store
 // A repository without store() is rejected, and the message names store.
 #include "support/archetypes.hpp"
-#include <aoe/core/tuner.hpp>
+#include <aoe/tuner/tuner.hpp>
 
 struct ReadOnly {
   aoe::Result<std::optional<aoe::Record>> lookup(const aoe::TuningKey&) const {

@@ -1,7 +1,7 @@
 // EXPECT: stop_condition
 // tune() takes only stop conditions: a plain number is rejected by the stop_condition concept.
 #include "support/archetypes.hpp"
-#include <aoe/core/tuner.hpp>
+#include <aoe/tuner/tuner.hpp>
 
 int main() {
   const aoe::Space space({aoe::range("x", 0, 3)});

@@ -2,7 +2,7 @@
 // A measure policy that has every member but cannot be moved is rejected with one message that
 // names which policy is at fault.
 #include "support/archetypes.hpp"
-#include <aoe/core/tuner.hpp>
+#include <aoe/tuner/tuner.hpp>
 
 #include <optional>
 #include <span>

@@ -1,7 +1,7 @@
 // EXPECT: the measure policy needs a member .std::vector<aoe::Measurement> measure
 // A measure policy that returns plain numbers is rejected, and the message names measure.
 #include "support/archetypes.hpp"
-#include <aoe/core/tuner.hpp>
+#include <aoe/tuner/tuner.hpp>
 
 struct ReturnsDoubles {
   std::vector<double> measure(aoe::SpaceView, std::span<const aoe::Configuration> b) {

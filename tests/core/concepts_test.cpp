@@ -1,10 +1,10 @@
 #include "support/archetypes.hpp"
-#include <aoe/core/concepts.hpp>
-#include <aoe/core/tuner.hpp>
 #include <aoe/measure/host_runner.hpp>
-#include <aoe/repo/memory_repository.hpp>
 #include <aoe/search/grid_search.hpp>
 #include <aoe/search/random_search.hpp>
+#include <aoe/tuner/concepts.hpp>
+#include <aoe/tuner/memory_repository.hpp>
+#include <aoe/tuner/tuner.hpp>
 
 #include <doctest/doctest.h>
 

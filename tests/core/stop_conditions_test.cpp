@@ -1,4 +1,4 @@
-#include <aoe/core/stop_conditions.hpp>
+#include <aoe/tuner/stop_conditions.hpp>
 
 #include <doctest/doctest.h>
 

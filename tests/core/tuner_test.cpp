@@ -1,8 +1,8 @@
 #include "support/landscapes.hpp"
-#include <aoe/core/tuner.hpp>
-#include <aoe/repo/memory_repository.hpp>
 #include <aoe/search/grid_search.hpp>
 #include <aoe/search/random_search.hpp>
+#include <aoe/tuner/memory_repository.hpp>
+#include <aoe/tuner/tuner.hpp>
 
 #include <doctest/doctest.h>
 

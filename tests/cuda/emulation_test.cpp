@@ -38,6 +38,8 @@
 // Last: its macros (__global__, __shared__ ...) must not reach the project's headers.
 #include "cuda/host_emulation.hpp"
 
+namespace cuda_emulation_test {  // apart from this area's other files in a unity build
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -460,3 +462,5 @@ TEST_CASE("the CUDA convolution computes its output on a spread of configuration
   }
   emulate("convolution", aoe::cuda::convolution_source, instances);
 }
+
+}  // namespace cuda_emulation_test

@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+namespace cuda_gemm_test {  // apart from this area's other files in a unity build
+
 namespace {
 
 aoe::cuda::DeviceInfo h100() { return aoe::cuda::h100_sxm(); }
@@ -203,3 +205,5 @@ TEST_CASE("NVRTC compiles convolution configurations for sm_90") {
     compiles(kernel, space, valid(space, pick));
   }
 }
+
+}  // namespace cuda_gemm_test

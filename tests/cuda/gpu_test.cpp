@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+namespace cuda_gpu_test {  // apart from this area's other files in a unity build
+
 namespace {
 
 // The GPU to test on, or nullopt after reporting the case as skipped.
@@ -116,3 +118,5 @@ TEST_CASE("gpu: the project's SGEMM, templated, is right and fast on the GPU" *
   MESSAGE(m.size() << " configurations, best " << aoe::cuda::gemm_flops(problem) / best * 1e-9
                    << " GFLOP/s at 512^3");
 }
+
+}  // namespace cuda_gpu_test

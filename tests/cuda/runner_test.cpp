@@ -2,20 +2,22 @@
 // NVRTC compiles: the launch path, failures as data, a poisoned context replaced, device limits
 // and selection, NVML absent. No GPU needed.
 #include "fake_driver.hpp"
-#include <aoe/core/stop_conditions.hpp>
-#include <aoe/core/tuner.hpp>
 #include <aoe/measure/cuda/cuda_runner.hpp>
 #include <aoe/measure/replay/record.hpp>
-#include <aoe/repo/memory_repository.hpp>
 #include <aoe/search/grid_search.hpp>
 #include <aoe/space/parameter.hpp>
 #include <aoe/space/space.hpp>
+#include <aoe/tuner/memory_repository.hpp>
+#include <aoe/tuner/stop_conditions.hpp>
+#include <aoe/tuner/tuner.hpp>
 
 #include <doctest/doctest.h>
 
 #include <cstdint>
 #include <string>
 #include <vector>
+
+namespace cuda_runner_test {  // apart from this area's other files in a unity build
 
 namespace {
 
@@ -288,3 +290,5 @@ TEST_CASE("a Tuner tunes a CUDA kernel, and a recording keeps the compile times"
     CHECK(recording.valid_configurations() == 1);
   }
 }
+
+}  // namespace cuda_runner_test

@@ -2,9 +2,9 @@
 // and size checks, and the model loader's DAG and size checks. Each input is small and
 // written here.
 #include "support/temp_dir.hpp"
-#include <aoe/detail/parse_json.hpp>
-#include <aoe/detail/read_input.hpp>
 #include <aoe/graph/loader.hpp>
+#include <aoe/io/parse_json.hpp>
+#include <aoe/io/read_input.hpp>
 
 #include <doctest/doctest.h>
 #include <sys/stat.h>

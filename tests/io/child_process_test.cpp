@@ -1,6 +1,6 @@
 // aoe::detail::wait_child: a child that ends is reported as it ended; one that does not end in
 // time is killed and reaped (the ONNX loader's guarded shape inference relies on it).
-#include <aoe/detail/child_process.hpp>
+#include <aoe/io/child_process.hpp>
 
 #include <doctest/doctest.h>
 #include <sys/wait.h>

@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+namespace jobs_gdat_cost_model_test {  // apart from this area's other files in a unity build
+
 using aoe::gdat::Cluster;
 using aoe::gdat::GradientProfile;
 using aoe::gdat::IterationModel;
@@ -322,3 +324,5 @@ TEST_CASE("gdat dynamic programme: O(K n log n), at most 32 K n + n cost evaluat
     CHECK(o.cost_evaluations >= 8 * n - 28);  // every cell costed at least once
   }
 }
+
+}  // namespace jobs_gdat_cost_model_test

@@ -12,6 +12,8 @@
 #include <set>
 #include <string>
 
+namespace jobs_gdat_inputs_test {  // apart from this area's other files in a unity build
+
 namespace {
 
 bool has(const std::string& text, const std::string& part) {
@@ -247,3 +249,5 @@ TEST_CASE("gdat inputs: numbers are bounded so that no time or size overflows") 
   CHECK(has(cluster_error(R"J({"devices": 8, "intra_server": {"bandwidth(GB/s)": 1e-300}})J"),
             "expected a positive bandwidth from 1e-9 to 1e9 GB/s"));
 }
+
+}  // namespace jobs_gdat_inputs_test

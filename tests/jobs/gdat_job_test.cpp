@@ -19,6 +19,8 @@
 #include <string>
 #include <vector>
 
+namespace jobs_gdat_job_test {  // apart from this area's other files in a unity build
+
 namespace fs = std::filesystem;
 using aoe::gdat::Cluster;
 using aoe::gdat::GradientProfile;
@@ -342,3 +344,5 @@ TEST_CASE(
   }
   CHECK(measured.size() + 2 <= rep.evaluations);
 }
+
+}  // namespace jobs_gdat_job_test

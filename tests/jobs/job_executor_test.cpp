@@ -25,6 +25,8 @@
 #include <string>
 #include <vector>
 
+namespace jobs_job_executor_test {  // apart from this area's other files in a unity build
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -207,7 +209,7 @@ TEST_CASE("opat, sgat, gdat: a record stored by another process meanwhile is kep
     aoe::GraphBank first({.root = dir.path() / "first"});
     auto o1 = base;
     o1.run.result_dir = dir.path() / "w1";
-    const auto a = aoe::run_sgat(g, soc910a(), first, o1);
+    const auto a = aoe::run_sgat(g, aoe::SimulatorBackend(soc910a()), first, o1);
     REQUIRE(a.has_value());
     REQUIRE(a->report.count(aoe::SgatOutcome::add) > 0);
     aoe::GraphBank second({.root = dir.path() / "second"});
@@ -215,7 +217,7 @@ TEST_CASE("opat, sgat, gdat: a record stored by another process meanwhile is kep
     o2.run.result_dir = dir.path() / "w2";
     o2.run.executor = test_executor<aoe::SgatStepRequest, aoe::StepOutcome>(
         [&] { copy_bank(dir.path() / "first", dir.path() / "second"); });
-    const auto b = aoe::run_sgat(g, soc910a(), second, o2);
+    const auto b = aoe::run_sgat(g, aoe::SimulatorBackend(soc910a()), second, o2);
     REQUIRE(b.has_value());
     CHECK(b->report.count(aoe::SgatOutcome::add) == 0);
     CHECK(b->report.count(aoe::SgatOutcome::update) == 0);
@@ -308,3 +310,5 @@ TEST_CASE("job skeleton: the batch queue hands each ticket its reply, waited for
     CHECK(queue->wait(tickets.back()).value() == 64);
   }
 }
+
+}  // namespace jobs_job_executor_test

@@ -15,6 +15,8 @@
 #include <sstream>
 #include <string>
 
+namespace jobs_opat_job_test {  // apart from this area's other files in a unity build
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -631,3 +633,5 @@ TEST_CASE("opat: a stale bank record (its configuration not in the space) is rep
   CHECK(second->report.count(aoe::OpatOutcome::hit) == second->report.total());
   for (const auto& op : second->report.operators) CHECK(op.evaluations == 0);
 }
+
+}  // namespace jobs_opat_job_test

@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+namespace jobs_parallel_measure_test {  // apart from this area's other files in a unity build
+
 namespace {
 
 /// Times a configuration by its first index; throws for multiples of 3 (and a non-standard
@@ -103,3 +105,5 @@ TEST_CASE("parallel measure: threads the system refuses leave fewer workers, nev
   CHECK(WEXITSTATUS(status) == 0);
 #endif
 }
+
+}  // namespace jobs_parallel_measure_test

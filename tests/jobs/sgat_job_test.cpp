@@ -1,5 +1,5 @@
 // SGAT's graph bank (JSON lines, version line, atomic rewrite, corrupt files left alone), its
-// result file (the seed's field names, AOE's truncated percentages, "tune tuning incomplete")
+// result file (the documented field names, AOE's truncated percentages, "tune tuning incomplete")
 // and the job (add / hit / reserved / unsatisfied / failed, second run all hits, REPEAT_TUNE,
 // interruption, the tuned model).
 #include "support/temp_dir.hpp"
@@ -17,6 +17,8 @@
 #include <sstream>
 #include <string>
 #include <vector>
+
+namespace jobs_sgat_job_test {  // apart from this area's other files in a unity build
 
 namespace fs = std::filesystem;
 
@@ -148,7 +150,7 @@ TEST_CASE("sgat bank: a corrupt file or another version is an error and is left 
 }
 
 TEST_CASE("sgat report: the seed's fields, AOE's truncated percentages, incomplete runs") {
-  // The seed's figures: 5.600486 -> 3.610442 ms is "55.11%", 4.58434 -> 2.573203 "78.15%".
+  // AOE's documented figures: 5.600486 -> 3.610442 ms is "55.11%", 4.58434 -> 2.573203 "78.15%".
   CHECK(aoe::sgat_percent(aoe::SgatReport::improvement(5.600486, 3.610442)) == "55.11%");
   CHECK(aoe::sgat_percent(aoe::SgatReport::improvement(5.58434, 3.573203)) == "56.28%");
   CHECK(aoe::sgat_percent(aoe::SgatReport::improvement(4.58434, 2.573203)) == "78.15%");
@@ -224,7 +226,7 @@ TEST_CASE("sgat job: tunes, banks, reports; a second run hits; REPEAT_TUNE re-tu
   aoe::test::TempDir dir("sgat_job");
   const auto g = aoe::parse_graph(blocks, "blocks.json").value();
   aoe::GraphBank bank({.root = dir.path() / "graph"});
-  const auto first = aoe::run_sgat(g, soc910a(), bank, options(dir));
+  const auto first = aoe::run_sgat(g, aoe::SimulatorBackend(soc910a()), bank, options(dir));
   REQUIRE_MESSAGE(first.has_value(), (first ? "" : first.error().message));
   const auto& rep = first->report;
   REQUIRE(rep.subgraphs.size() == 2);
@@ -236,7 +238,7 @@ TEST_CASE("sgat job: tunes, banks, reports; a second run hits; REPEAT_TUNE re-tu
   CHECK(rep.subgraphs[0].after_ms < rep.subgraphs[0].before_ms);
   CHECK(rep.result_ms() < rep.baseline_ms);
 
-  // The result file: the seed's schema, complete.
+  // The result file: AOE's documented schema, complete.
   const auto root = boost::json::parse(read(first->result_file)).as_object();
   const auto& sgat = root.begin()->value().as_array()[1].as_object().at("SGAT").as_object();
   CHECK_FALSE(sgat.contains("sgat_tuning_result"));
@@ -270,7 +272,7 @@ TEST_CASE("sgat job: tunes, banks, reports; a second run hits; REPEAT_TUNE re-tu
   // Second run: every subgraph from the bank, nothing rewritten.
   const std::string bank_text = read(bank.file("Ascend910A"));
   aoe::GraphBank again({.root = dir.path() / "graph"});
-  const auto second = aoe::run_sgat(g, soc910a(), again, options(dir));
+  const auto second = aoe::run_sgat(g, aoe::SimulatorBackend(soc910a()), again, options(dir));
   REQUIRE(second.has_value());
   CHECK(second->report.count(aoe::SgatOutcome::hit) == 2);
   CHECK(second->report.result_ms() == doctest::Approx(rep.result_ms()));
@@ -280,7 +282,7 @@ TEST_CASE("sgat job: tunes, banks, reports; a second run hits; REPEAT_TUNE re-tu
   // faster than the optimum it found before, so the bank's entry is kept; the second reuses it.
   auto repeat = options(dir);
   repeat.repeat_tune = true;
-  const auto third = aoe::run_sgat(g, soc910a(), again, repeat);
+  const auto third = aoe::run_sgat(g, aoe::SimulatorBackend(soc910a()), again, repeat);
   REQUIRE(third.has_value());
   CHECK(third->report.subgraphs[0].outcome == aoe::SgatOutcome::reserved);
   CHECK(third->report.subgraphs[0].evaluations > 0);
@@ -296,7 +298,7 @@ TEST_CASE("sgat job: nothing faster is unsatisfied, recorded as the default, the
                                   "one.json")
                      .value();
   aoe::GraphBank bank({.root = dir.path() / "graph"});
-  const auto first = aoe::run_sgat(g, soc910a(), bank, options(dir));
+  const auto first = aoe::run_sgat(g, aoe::SimulatorBackend(soc910a()), bank, options(dir));
   REQUIRE(first.has_value());
   REQUIRE(first->report.subgraphs.size() == 1);
   CHECK(first->report.subgraphs[0].outcome == aoe::SgatOutcome::unsatisfied);
@@ -304,7 +306,7 @@ TEST_CASE("sgat job: nothing faster is unsatisfied, recorded as the default, the
   const auto lines = bank.entries("Ascend910A").value();
   REQUIRE(lines.size() == 1);
   CHECK(lines[0].provenance.policy == "default");
-  const auto second = aoe::run_sgat(g, soc910a(), bank, options(dir));
+  const auto second = aoe::run_sgat(g, aoe::SimulatorBackend(soc910a()), bank, options(dir));
   REQUIRE(second.has_value());
   CHECK(second->report.subgraphs[0].outcome == aoe::SgatOutcome::hit);
 }
@@ -320,7 +322,7 @@ TEST_CASE("sgat job: an interruption leaves a valid file that says tuning is inc
     if (e.kind == aoe::SgatEvent::Kind::started) stop = true;
   };
   aoe::SgatJobResult partial;
-  const auto r = aoe::run_sgat(g, soc910a(), bank, o, &partial);
+  const auto r = aoe::run_sgat(g, aoe::SimulatorBackend(soc910a()), bank, o, &partial);
   REQUIRE_FALSE(r.has_value());
   CHECK(r.error().code == aoe::make_error_code(aoe::Errc::interrupted));
   const auto root = boost::json::parse(read(partial.result_file)).as_object();
@@ -340,7 +342,7 @@ TEST_CASE("sgat job: a subgraph the simulator cannot time fails, the others are 
   text.replace(text.find("\"type\": \"Add\""), 13, "\"type\": \"Frobnicate\"");
   const auto g = aoe::parse_graph(text, "odd.json").value();
   aoe::GraphBank bank({.root = dir.path() / "graph"});
-  const auto r = aoe::run_sgat(g, soc910a(), bank, options(dir));
+  const auto r = aoe::run_sgat(g, aoe::SimulatorBackend(soc910a()), bank, options(dir));
   REQUIRE(r.has_value());
   REQUIRE(r->report.subgraphs.size() == 2);
   CHECK(r->report.subgraphs[0].outcome == aoe::SgatOutcome::failed);
@@ -354,7 +356,7 @@ TEST_CASE("sgat job: a subgraph the simulator cannot time fails, the others are 
   // A search name the framework does not know is an error before anything runs.
   auto bad = options(dir);
   bad.search = "psychic";
-  const auto e = aoe::run_sgat(g, soc910a(), bank, bad);
+  const auto e = aoe::run_sgat(g, aoe::SimulatorBackend(soc910a()), bank, bad);
   REQUIRE_FALSE(e.has_value());
   CHECK(e.error().message.find("psychic") != std::string::npos);
 }
@@ -363,7 +365,7 @@ TEST_CASE("sgat job: a stale bank record (its strategy not in the space) is repl
   aoe::test::TempDir dir("sgat_stale");
   const auto g = aoe::parse_graph(blocks, "blocks.json").value();
   aoe::GraphBank fresh({.root = dir.path() / "fresh"});
-  REQUIRE(aoe::run_sgat(g, soc910a(), fresh, options(dir)).has_value());
+  REQUIRE(aoe::run_sgat(g, aoe::SimulatorBackend(soc910a()), fresh, options(dir)).has_value());
   const auto tuned = fresh.entries("Ascend910A").value();
   REQUIRE(!tuned.empty());
   // Another version wrote the key with a parameter this space does not have, and a time faster
@@ -374,7 +376,7 @@ TEST_CASE("sgat job: a stale bank record (its strategy not in the space) is repl
     r.value = 1e-12;
     REQUIRE(bank.store("Ascend910A", r).value() == aoe::StoreOutcome::added);
   }
-  const auto first = aoe::run_sgat(g, soc910a(), bank, options(dir));
+  const auto first = aoe::run_sgat(g, aoe::SimulatorBackend(soc910a()), bank, options(dir));
   REQUIRE(first.has_value());
   CHECK(first->report.count(aoe::SgatOutcome::hit) < first->report.total());
   for (const auto& r : bank.entries("Ascend910A").value()) {
@@ -382,7 +384,9 @@ TEST_CASE("sgat job: a stale bank record (its strategy not in the space) is repl
     CHECK(r.value > 1e-12);
   }
   aoe::GraphBank again({.root = dir.path() / "graph"});
-  const auto second = aoe::run_sgat(g, soc910a(), again, options(dir));
+  const auto second = aoe::run_sgat(g, aoe::SimulatorBackend(soc910a()), again, options(dir));
   REQUIRE(second.has_value());
   CHECK(second->report.count(aoe::SgatOutcome::hit) == second->report.total());
 }
+
+}  // namespace jobs_sgat_job_test

@@ -16,6 +16,8 @@
 #include <string>
 #include <utility>
 
+namespace jobs_sgat_scorer_test {  // apart from this area's other files in a unity build
+
 namespace {
 
 aoe::sim::Soc soc(const char* name = "Ascend910A") { return aoe::sim::Soc::builtin(name).value(); }
@@ -217,3 +219,5 @@ TEST_CASE("sgat scorer: an operator the simulator cannot time is a failing strat
   out_of_bounds[0] = 99;
   CHECK(sc.evaluate(out_of_bounds).status == aoe::Status::constraints);
 }
+
+}  // namespace jobs_sgat_scorer_test

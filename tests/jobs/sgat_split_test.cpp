@@ -9,6 +9,8 @@
 #include <set>
 #include <string>
 
+namespace jobs_sgat_split_test {  // apart from this area's other files in a unity build
+
 namespace {
 
 aoe::Graph model(const std::string& name) {
@@ -168,3 +170,5 @@ TEST_CASE("sgat key: FNV-1a 64 written in decimal, stable, names left out, struc
         std::string::npos);
   CHECK(k1.hash != key.hash);
 }
+
+}  // namespace jobs_sgat_split_test

@@ -19,6 +19,8 @@
 #include <string>
 #include <vector>
 
+namespace jobs_tuned_model_writer_test {  // apart from this area's other files in a unity build
+
 namespace {
 
 aoe::TensorRef tensor(const std::string& name, std::vector<std::int64_t> shape = {8, 64},
@@ -303,3 +305,5 @@ TEST_CASE("tuned model text: a loaded graph's tensor numbers tell its tensors ap
   other.tensor_ids.back() = static_cast<std::uint32_t>(other.tensor_count);  // out of range
   check_same(other, ops);
 }
+
+}  // namespace jobs_tuned_model_writer_test

@@ -1,7 +1,7 @@
-#include <aoe/core/tuner.hpp>
 #include <aoe/measure/host_runner.hpp>
 #include <aoe/search/grid_search.hpp>
 #include <aoe/space/typed_space.hpp>
+#include <aoe/tuner/tuner.hpp>
 
 #include <boost/hana/define_struct.hpp>
 #include <doctest/doctest.h>

@@ -1,5 +1,5 @@
 #include <aoe/measure/statistics.hpp>
-#include <aoe/measure/status.hpp>
+#include <aoe/vocab/status.hpp>
 
 #include <doctest/doctest.h>
 

@@ -4,9 +4,9 @@
 // mpirun).
 #include "support/landscapes.hpp"
 #include "support/skip.hpp"
-#include <aoe/core/stop_conditions.hpp>
-#include <aoe/core/tuner.hpp>
 #include <aoe/search/evolutionary.hpp>
+#include <aoe/tuner/stop_conditions.hpp>
+#include <aoe/tuner/tuner.hpp>
 
 #include <doctest/doctest.h>
 #include <sys/wait.h>

@@ -1,11 +1,11 @@
 #include "support/landscapes.hpp"
 #include "support/temp_dir.hpp"
-#include <aoe/core/stop_conditions.hpp>
-#include <aoe/core/tuner.hpp>
 #include <aoe/export/history.hpp>
 #include <aoe/observe/csv_writer.hpp>
 #include <aoe/observe/progress.hpp>
 #include <aoe/search/random_search.hpp>
+#include <aoe/tuner/stop_conditions.hpp>
+#include <aoe/tuner/tuner.hpp>
 
 #include <doctest/doctest.h>
 

@@ -2,7 +2,6 @@
 // configuration offline as on the device.
 #include "opencl_device.hpp"
 #include "support/temp_dir.hpp"
-#include <aoe/core/tuner.hpp>
 #include <aoe/measure/opencl/gemm.hpp>
 #include <aoe/measure/opencl/opencl_runner.hpp>
 #include <aoe/measure/replay/kernel_tuner_writer.hpp>
@@ -11,6 +10,7 @@
 #include <aoe/measure/replay/replay_runner.hpp>
 #include <aoe/search/grid_search.hpp>
 #include <aoe/search/random_search.hpp>
+#include <aoe/tuner/tuner.hpp>
 
 #include <doctest/doctest.h>
 

@@ -1,11 +1,11 @@
 // Runner<device::Replay>: recorded statuses and values, device time charged, budgets honoured.
 #include "replay_cache.hpp"
 #include "support/temp_dir.hpp"
-#include <aoe/core/tuner.hpp>
 #include <aoe/measure/replay/load.hpp>
 #include <aoe/measure/replay/replay_runner.hpp>
 #include <aoe/search/grid_search.hpp>
 #include <aoe/search/random_search.hpp>
+#include <aoe/tuner/tuner.hpp>
 
 #include <doctest/doctest.h>
 

@@ -27,6 +27,8 @@
 #include <string>
 #include <vector>
 
+namespace repo_bank_sharing_test {  // apart from this area's other files in a unity build
+
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
@@ -445,3 +447,5 @@ TEST_CASE("gradient-fusion bank: a record put in the contents is what they then 
   REQUIRE(cached->has_value());
   CHECK(**cached == 2e-3);
 }
+
+}  // namespace repo_bank_sharing_test

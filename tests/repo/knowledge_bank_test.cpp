@@ -1,8 +1,8 @@
 #include "support/bank_keys.hpp"
 #include "support/skip.hpp"
 #include "support/temp_dir.hpp"
-#include <aoe/core/concepts.hpp>
 #include <aoe/repo/knowledge_bank.hpp>
+#include <aoe/tuner/concepts.hpp>
 
 #include <doctest/doctest.h>
 #include <sys/stat.h>
@@ -13,6 +13,8 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+
+namespace repo_knowledge_bank_test {  // apart from this area's other files in a unity build
 
 namespace fs = std::filesystem;
 
@@ -230,3 +232,5 @@ TEST_CASE("bank: keys that are not AOE operator keys go to their device's user-k
   CHECK(bad.error().message.find("non-empty problem and device") != std::string::npos);
   CHECK(aoe::detail::bank_device_file_part("..") == "%2E%2E");
 }
+
+}  // namespace repo_knowledge_bank_test

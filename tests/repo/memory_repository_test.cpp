@@ -1,6 +1,8 @@
-#include <aoe/repo/memory_repository.hpp>
+#include <aoe/tuner/memory_repository.hpp>
 
 #include <doctest/doctest.h>
+
+namespace repo_memory_repository_test {  // apart from this area's other files in a unity build
 
 TEST_CASE("the memory repository adds, updates only with a better record, and keeps") {
   aoe::MemoryRepository repo;
@@ -21,3 +23,5 @@ TEST_CASE("the memory repository adds, updates only with a better record, and ke
   CHECK_FALSE(repo.lookup({"gemm/1024", "other device"}).value().has_value());
   CHECK(repo.size() == 1);
 }
+
+}  // namespace repo_memory_repository_test

@@ -1,10 +1,10 @@
 // The analytic cost model (costmodel/analytic_model.hpp) and pre-screening (search/prescreen.hpp).
-#include "aoe/core/concepts.hpp"
 #include "aoe/costmodel/analytic_model.hpp"
 #include "aoe/search/by_name.hpp"
 #include "aoe/search/prescreen.hpp"
 #include "aoe/space/parameter.hpp"
 #include "aoe/space/space.hpp"
+#include "aoe/tuner/concepts.hpp"
 
 #include <doctest/doctest.h>
 

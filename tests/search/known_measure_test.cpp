@@ -2,8 +2,8 @@
 // back, the rest forwarded; an inner measure policy that answers short is an error.
 #include <aoe/core/error.hpp>
 #include <aoe/jobs/detail/transfer.hpp>
-#include <aoe/measure/measurement.hpp>
 #include <aoe/space/space.hpp>
+#include <aoe/vocab/measurement.hpp>
 
 #include <doctest/doctest.h>
 

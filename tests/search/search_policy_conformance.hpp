@@ -8,9 +8,9 @@
 #define AOE_TESTS_SEARCH_SEARCH_POLICY_CONFORMANCE_HPP
 
 #include "support/landscapes.hpp"
-#include <aoe/core/concepts.hpp>
-#include <aoe/core/stop_conditions.hpp>
-#include <aoe/core/tuner.hpp>
+#include <aoe/tuner/concepts.hpp>
+#include <aoe/tuner/stop_conditions.hpp>
+#include <aoe/tuner/tuner.hpp>
 
 #include <doctest/doctest.h>
 

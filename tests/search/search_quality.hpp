@@ -4,9 +4,9 @@
 #define AOE_TESTS_SEARCH_SEARCH_QUALITY_HPP
 
 #include "support/landscapes.hpp"
-#include <aoe/core/stop_conditions.hpp>
-#include <aoe/core/tuner.hpp>
-#include <aoe/repo/memory_repository.hpp>
+#include <aoe/tuner/memory_repository.hpp>
+#include <aoe/tuner/stop_conditions.hpp>
+#include <aoe/tuner/tuner.hpp>
 
 #include <algorithm>
 #include <cmath>

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+namespace simulator_fidelity_test {  // apart from this area's other files in a unity build
+
 namespace {
 
 using aoe::DataType;
@@ -223,3 +225,5 @@ TEST_CASE("the oracle beats the default heuristic on most ResNet-50 and BERT-bas
   }
   CHECK(beaten * 3 >= ops.size() * 2);
 }
+
+}  // namespace simulator_fidelity_test

@@ -7,6 +7,8 @@
 
 #include <cstddef>
 
+namespace simulator_oracle_test {  // apart from this area's other files in a unity build
+
 namespace {
 using Sim = aoe::Runner<aoe::device::Simulator>;
 }  // namespace
@@ -56,3 +58,5 @@ TEST_CASE("the oracle of a vector operator with every knowledge kind") {
         "high_performance");
   CHECK(result.value <= r.evaluate(r.default_configuration()).value);
 }
+
+}  // namespace simulator_oracle_test

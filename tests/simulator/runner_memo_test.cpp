@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+namespace simulator_runner_memo_test {  // apart from this area's other files in a unity build
+
 namespace {
 
 using aoe::DataType;
@@ -170,3 +172,5 @@ TEST_CASE("runner memo: failures are not remembered; the size is bounded") {
   }
   CHECK(memo.hits() == 0);
 }
+
+}  // namespace simulator_runner_memo_test

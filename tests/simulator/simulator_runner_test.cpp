@@ -15,6 +15,8 @@
 #include <thread>
 #include <vector>
 
+namespace simulator_simulator_runner_test {  // apart from this area's other files in a unity build
+
 namespace {
 
 using aoe::DataType;
@@ -420,3 +422,5 @@ TEST_CASE(
     CHECK(contains(r.error().message, "measure_latency"));
   }
 }
+
+}  // namespace simulator_simulator_runner_test

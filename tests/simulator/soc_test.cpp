@@ -7,6 +7,8 @@
 #include <fstream>
 #include <string>
 
+namespace simulator_soc_test {  // apart from this area's other files in a unity build
+
 namespace {
 
 std::string write_temp(const std::string& name, const std::string& text) {
@@ -109,3 +111,5 @@ TEST_CASE("JSON errors name the file and the JSON pointer") {
     CHECK(r.error().message.find("/nonexistent/soc.json") != std::string::npos);
   }
 }
+
+}  // namespace simulator_soc_test

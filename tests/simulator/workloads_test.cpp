@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+namespace simulator_workloads_test {  // apart from this area's other files in a unity build
+
 namespace {
 const aoe::OperatorDesc& find(const std::vector<aoe::OperatorDesc>& ops, const std::string& name) {
   const auto it =
@@ -52,3 +54,5 @@ TEST_CASE("BERT-base MatMuls") {
   CHECK(scores.outputs[0].shape == std::vector<std::int64_t>{16, 12, 128, 128});
   CHECK(find(ops, "pooler/dense").inputs[0].shape == std::vector<std::int64_t>{16, 768});
 }
+
+}  // namespace simulator_workloads_test

@@ -4,6 +4,8 @@
 
 #include <string>
 
+namespace space_parameter_test {  // apart from this area's other files in a unity build
+
 using namespace aoe;
 
 namespace {
@@ -60,3 +62,5 @@ TEST_CASE("values print back to themselves") {
   CHECK(Value(2) == Value(2.0));
   CHECK_FALSE(Value("2") == Value(2));
 }
+
+}  // namespace space_parameter_test

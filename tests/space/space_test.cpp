@@ -10,6 +10,8 @@
 #include <set>
 #include <vector>
 
+namespace space_space_test {  // apart from this area's other files in a unity build
+
 using namespace aoe;
 
 namespace {
@@ -171,3 +173,5 @@ TEST_CASE("unit-cube encoding and decoding are inverse on grid points") {
   });
   CHECK(s.decode(std::vector<double>{-1, 2, 0.5, 1}) == Configuration{0, 6, 6, 1});
 }
+
+}  // namespace space_space_test

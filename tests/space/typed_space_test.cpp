@@ -5,6 +5,8 @@
 
 #include <string>
 
+namespace space_typed_space_test {  // apart from this area's other files in a unity build
+
 namespace {
 enum class Order : int { ijk = 0, ikj = 1, jki = 2 };
 
@@ -72,3 +74,5 @@ TEST_CASE("a struct and its parameters must match, by name and by type") {
                        values("ratio", {0.5}), values("layout", {"row"})),
       doctest::Contains("parameter 'tile_m' has values its member's type cannot hold"), aoe::Error);
 }
+
+}  // namespace space_typed_space_test

@@ -5,11 +5,11 @@
 //   aoe_test_sqlite_resume_child <db> <random|evolutionary> <budget> <batch> <seed> <out>
 //   [sleep_ms]
 #include "support/landscapes.hpp"
-#include <aoe/core/stop_conditions.hpp>
-#include <aoe/core/tuner.hpp>
 #include <aoe/repo/sqlite/tuning_database.hpp>
 #include <aoe/search/evolutionary.hpp>
 #include <aoe/search/random_search.hpp>
+#include <aoe/tuner/stop_conditions.hpp>
+#include <aoe/tuner/tuner.hpp>
 
 #include <chrono>
 #include <cstdio>

@@ -1,13 +1,13 @@
 #include "support/landscapes.hpp"
 #include "support/temp_dir.hpp"
-#include <aoe/core/stop_conditions.hpp>
-#include <aoe/core/tuner.hpp>
 #include <aoe/export/history.hpp>
 #include <aoe/repo/sqlite/export.hpp>
 #include <aoe/repo/sqlite/tuning_database.hpp>
 #include <aoe/search/evolutionary.hpp>
 #include <aoe/search/random_search.hpp>
 #include <aoe/space/fingerprint.hpp>
+#include <aoe/tuner/stop_conditions.hpp>
+#include <aoe/tuner/tuner.hpp>
 
 #include <doctest/doctest.h>
 #include <sqlite3.h>

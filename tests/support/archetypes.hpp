@@ -3,13 +3,13 @@
 #ifndef AOE_TESTS_SUPPORT_ARCHETYPES_HPP
 #define AOE_TESTS_SUPPORT_ARCHETYPES_HPP
 
-#include <aoe/core/concepts.hpp>
 #include <aoe/core/error.hpp>
-#include <aoe/core/stop_conditions.hpp>
-#include <aoe/core/trial.hpp>
-#include <aoe/measure/measurement.hpp>
-#include <aoe/repo/record.hpp>
 #include <aoe/space/space.hpp>
+#include <aoe/tuner/concepts.hpp>
+#include <aoe/tuner/stop_conditions.hpp>
+#include <aoe/vocab/measurement.hpp>
+#include <aoe/vocab/record.hpp>
+#include <aoe/vocab/trial.hpp>
 
 #include <cstddef>
 #include <cstdint>

@@ -2,11 +2,11 @@
 #ifndef AOE_TESTS_SUPPORT_LANDSCAPES_HPP
 #define AOE_TESTS_SUPPORT_LANDSCAPES_HPP
 
-#include <aoe/core/concepts.hpp>
-#include <aoe/measure/measurement.hpp>
 #include <aoe/space/constraint.hpp>
 #include <aoe/space/parameter.hpp>
 #include <aoe/space/space.hpp>
+#include <aoe/tuner/concepts.hpp>
+#include <aoe/vocab/measurement.hpp>
 
 #include <cmath>
 #include <cstddef>

@@ -23,6 +23,8 @@
 #include <string>
 #include <vector>
 
+namespace tools_aoe_bench_test {  // apart from this area's other files in a unity build
+
 namespace {
 
 std::vector<aoe_bench::Problem> tiny_problem(const aoe::test::TempDir& dir) {
@@ -504,3 +506,5 @@ TEST_CASE("aoe-bench --traces: each repetition's unique evaluations, failures in
     }
   }
 }
+
+}  // namespace tools_aoe_bench_test

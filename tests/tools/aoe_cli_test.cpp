@@ -21,6 +21,8 @@
 #include <string>
 #include <vector>
 
+namespace tools_aoe_cli_test {  // apart from this area's other files in a unity build
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -369,3 +371,5 @@ TEST_CASE("aoe (process): SIGINT in the middle of a job ends it cleanly") {
   CHECK(total >= 1);
   CHECK(total < 40);
 }
+
+}  // namespace tools_aoe_cli_test

@@ -22,6 +22,8 @@
 #include <string>
 #include <vector>
 
+namespace tools_aoe_files_test {  // apart from this area's other files in a unity build
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -219,3 +221,5 @@ TEST_CASE("aoe files: --output and bank files that are symbolic links are refuse
   CHECK(loop.err.find(bank_file.string()) != std::string::npos);
   CHECK(fs::is_symlink(bank_file));
 }
+
+}  // namespace tools_aoe_files_test

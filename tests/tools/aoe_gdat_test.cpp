@@ -19,6 +19,8 @@
 #include <string>
 #include <vector>
 
+namespace tools_aoe_gdat_test {  // apart from this area's other files in a unity build
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -201,3 +203,5 @@ TEST_CASE("aoe gdat: through aoe_tool::run, by --job_type=4 or AOE_MODE=4") {
   CHECK(c.code == aoe_tool::exit_usage);
   CHECK(has(c.err, "--segments=9: expected 1 to 8"));
 }
+
+}  // namespace tools_aoe_gdat_test

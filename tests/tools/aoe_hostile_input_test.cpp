@@ -23,6 +23,8 @@
 #include <tuple>
 #include <vector>
 
+namespace tools_aoe_hostile_input_test {  // apart from this area's other files in a unity build
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -274,3 +276,5 @@ TEST_CASE("aoe hostile: a deleted working directory is an environment error (exi
   CHECK(r.code == aoe_tool::exit_environment);
   CHECK(has(r.err, "the working directory cannot be resolved"));
 }
+
+}  // namespace tools_aoe_hostile_input_test

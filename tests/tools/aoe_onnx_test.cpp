@@ -19,6 +19,12 @@
 #include <string>
 #include <vector>
 
+#if defined(AOE_WITH_ONNX)
+#include "onnx/onnx_model_builder.hpp"
+#endif
+
+namespace tools_aoe_onnx_test {  // apart from this area's other files in a unity build
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -206,8 +212,6 @@ TEST_CASE("aoe --framework=5: bad ONNX input gets its exit code and a named mess
 }
 
 #if defined(AOE_WITH_ONNX)
-#include "onnx/onnx_model_builder.hpp"
-
 TEST_CASE("aoe --framework=5: an operator the simulator cannot price is listed, the job goes on") {
   aoe::test::TempDir dir("onnx_unpriced");
   aoe::test::OnnxModel m(13);
@@ -230,3 +234,5 @@ TEST_CASE("aoe --framework=5: an operator the simulator cannot price is listed, 
   CHECK(opat.at("repo_summary").as_object().at("total_num").as_int64() == 2);  // the tuned two
 }
 #endif
+
+}  // namespace tools_aoe_onnx_test

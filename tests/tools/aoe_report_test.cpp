@@ -24,6 +24,8 @@
 #include <string>
 #include <vector>
 
+namespace tools_aoe_report_test {  // apart from this area's other files in a unity build
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -375,3 +377,5 @@ TEST_CASE(
     CHECK(dom.find("id=\"timeline-svg\"") != std::string::npos);
   }
 }
+
+}  // namespace tools_aoe_report_test

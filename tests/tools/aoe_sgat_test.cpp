@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+namespace tools_aoe_sgat_test {  // apart from this area's other files in a unity build
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -186,3 +188,5 @@ TEST_CASE("aoe sgat: `aoe --job_type=1` and AOE_MODE=1 run subgraph tuning") {
   }
   CHECK(fs::exists(dir.path() / "bank" / "ascend910a_l2cache.json"));
 }
+
+}  // namespace tools_aoe_sgat_test

@@ -12,7 +12,10 @@
 #include <filesystem>
 #include <string>
 
+namespace tools_aoe_threads_test {  // apart from this area's other files in a unity build
+
 #if defined(AOE_TOOL_AOE_PATH)
+
 namespace {
 
 const std::string models = AOE_TESTS_SOURCE_DIR "/../examples/models/";
@@ -69,3 +72,5 @@ TEST_CASE("aoe: 1 and 4 measuring threads write the same outputs (OPAT, SGAT, GD
   }
 #endif
 }
+
+}  // namespace tools_aoe_threads_test

@@ -10,6 +10,8 @@
 #include <string>
 #include <string_view>
 
+namespace tools_report_size_test {  // apart from this area's other files in a unity build
+
 namespace {
 
 namespace sim = aoe::sim::detail;
@@ -79,3 +81,5 @@ TEST_CASE("reports of few operators: each operator drawn and traced, as before")
   }
   CHECK(pipe == 2 * 50 * 2);
 }
+
+}  // namespace tools_report_size_test

@@ -2,10 +2,10 @@
 // transfers from another problem's trials; the search it drives conforms to search_policy.
 #include "search/search_policy_conformance.hpp"
 #include "support/landscapes.hpp"
-#include <aoe/core/tuner.hpp>
 #include <aoe/search/by_name.hpp>
 #include <aoe/search/xgboost/xgboost_model.hpp>
 #include <aoe/search/xgboost/xgboost_search.hpp>
+#include <aoe/tuner/tuner.hpp>
 
 #include <doctest/doctest.h>
 

@@ -1,13 +1,13 @@
 #include "experiment.hpp"
 
 #include <aoe/core/random.hpp>
-#include <aoe/core/stop_conditions.hpp>
-#include <aoe/core/trial.hpp>
-#include <aoe/core/tuner.hpp>
 #include <aoe/measure/replay/load.hpp>
 #include <aoe/measure/replay/replay_runner.hpp>
 #include <aoe/search/any_search.hpp>
 #include <aoe/search/by_name.hpp>
+#include <aoe/tuner/stop_conditions.hpp>
+#include <aoe/tuner/tuner.hpp>
+#include <aoe/vocab/trial.hpp>
 
 #include <zlib.h>  // the replay loader reads gzip: this tool links zlib (tools/CMakeLists.txt)
 
@@ -408,17 +408,28 @@ std::vector<std::size_t> report_points(std::size_t budget) {
   return points;
 }
 
-aoe::Result<std::vector<ProblemResult>> run_experiment(const std::vector<Problem>& problems,
-                                                       const std::vector<std::string>& strategies,
-                                                       const Settings& settings) {
-  for (const auto& s : strategies) {
-    if (auto made = aoe::make_search(s); !made) return made.error();
-  }
-  struct Job {
-    std::size_t problem, strategy, repeat;
-  };
+namespace {
+
+// One repetition of the experiment: a strategy on a problem with one seed.
+struct Job {
+  std::size_t problem, strategy, repeat;
+};
+
+// Every repetition of the experiment, problem by problem, then strategy by strategy.
+std::vector<Job> job_list(std::size_t problems, std::size_t strategies, std::size_t repeats) {
   std::vector<Job> jobs;
-  std::vector<std::size_t> lengths(problems.size());
+  for (std::size_t p = 0; p < problems; ++p) {
+    for (std::size_t s = 0; s < strategies; ++s) {
+      for (std::size_t r = 0; r < repeats; ++r) jobs.push_back({p, s, r});
+    }
+  }
+  return jobs;
+}
+
+// Per problem, the evaluations the methodology score averages over (at most
+// max_score_evaluations when that is set).
+std::vector<aoe::replay::ScoreRange> score_ranges(const std::vector<Problem>& problems,
+                                                  const Settings& settings) {
   std::vector<aoe::replay::ScoreRange> ranges(problems.size());
   for (std::size_t p = 0; p < problems.size(); ++p) {
     ranges[p] = aoe::replay::score_range(problems[p].baseline, settings.methodology);
@@ -426,46 +437,56 @@ aoe::Result<std::vector<ProblemResult>> run_experiment(const std::vector<Problem
       ranges[p].last = std::min(ranges[p].last, settings.max_score_evaluations);
       ranges[p].first = std::min(ranges[p].first, ranges[p].last);
     }
-    lengths[p] = std::max(settings.budget, ranges[p].last);
-    for (std::size_t s = 0; s < strategies.size(); ++s) {
-      for (std::size_t r = 0; r < settings.repeats; ++r) jobs.push_back({p, s, r});
-    }
   }
-  // Repetition j of the job list: a function of j alone, so results never depend on which
-  // thread or rank ran what.
-  const auto one = [&](std::size_t j) {
-    const Job& job = jobs.at(j);
-    Repetition rep;
-    std::size_t evaluations = 0;
-    try {
-      rep.curve = run_once(problems[job.problem], strategies[job.strategy],
-                           aoe::derive_seed(settings.seed, job.repeat), lengths[job.problem],
-                           settings, evaluations, rep.trace);
-    } catch (const std::exception& e) {
-      throw std::runtime_error("strategy '" + strategies[job.strategy] + "' on " +
-                               problems[job.problem].name + " (repetition " +
-                               std::to_string(job.repeat) + ") threw: " + e.what());
-    }
-    rep.evaluations = evaluations;
-    return rep;
-  };
-  std::vector<Repetition> reps;
-  if (settings.run_repetitions) {
-    auto ran = settings.run_repetitions(jobs.size(), one);
-    if (!ran) return ran.error();
-    if (!*ran) return std::vector<ProblemResult>{};  // an MPI worker: rank 0 summarises
-    reps = std::move(**ran);
-    if (reps.size() != jobs.size()) {
-      return aoe::make_error(aoe::Errc::invalid_argument,
-                             "run_repetitions returned " + std::to_string(reps.size()) +
-                                 " repetitions for " + std::to_string(jobs.size()));
-    }
-  } else {
-    auto ran = run_threads(jobs.size(), one, settings);
-    if (!ran) return ran.error();
-    reps = std::move(*ran);
-  }
+  return ranges;
+}
 
+// Runs `job` for `length` evaluations; what it threw is rethrown naming the repetition.
+Repetition run_job(const Job& job, const std::vector<Problem>& problems,
+                   const std::vector<std::string>& strategies, std::size_t length,
+                   const Settings& settings) {
+  Repetition rep;
+  std::size_t evaluations = 0;
+  try {
+    rep.curve = run_once(problems[job.problem], strategies[job.strategy],
+                         aoe::derive_seed(settings.seed, job.repeat), length, settings, evaluations,
+                         rep.trace);
+  } catch (const std::exception& e) {
+    throw std::runtime_error("strategy '" + strategies[job.strategy] + "' on " +
+                             problems[job.problem].name + " (repetition " +
+                             std::to_string(job.repeat) + ") threw: " + e.what());
+  }
+  rep.evaluations = evaluations;
+  return rep;
+}
+
+// Runs repetitions 0..count-1 with settings.run_repetitions, else on threads; nullopt on an MPI
+// worker rank.
+aoe::Result<std::optional<std::vector<Repetition>>> run_jobs(
+    std::size_t count, const std::function<Repetition(std::size_t)>& one,
+    const Settings& settings) {
+  if (!settings.run_repetitions) {
+    auto ran = run_threads(count, one, settings);
+    if (!ran) return ran.error();
+    return std::optional<std::vector<Repetition>>(std::move(*ran));
+  }
+  auto ran = settings.run_repetitions(count, one);
+  if (!ran) return ran.error();
+  if (*ran && (*ran)->size() != count) {
+    return aoe::make_error(aoe::Errc::invalid_argument,
+                           "run_repetitions returned " + std::to_string((*ran)->size()) +
+                               " repetitions for " + std::to_string(count));
+  }
+  return ran;
+}
+
+// Per problem, each strategy's summary of its repetitions (`reps`, in job_list order).
+std::vector<ProblemResult> summarise_all(const std::vector<Problem>& problems,
+                                         const std::vector<std::string>& strategies,
+                                         const Settings& settings,
+                                         const std::vector<aoe::replay::ScoreRange>& ranges,
+                                         const std::vector<std::size_t>& lengths,
+                                         std::vector<Repetition> reps) {
   std::vector<ProblemResult> out(problems.size());
   std::size_t j = 0;
   for (std::size_t p = 0; p < problems.size(); ++p) {
@@ -486,6 +507,32 @@ aoe::Result<std::vector<ProblemResult>> run_experiment(const std::vector<Problem
     }
   }
   return out;
+}
+
+}  // namespace
+
+aoe::Result<std::vector<ProblemResult>> run_experiment(const std::vector<Problem>& problems,
+                                                       const std::vector<std::string>& strategies,
+                                                       const Settings& settings) {
+  for (const auto& s : strategies) {
+    if (auto made = aoe::make_search(s); !made) return made.error();
+  }
+  const std::vector<Job> jobs = job_list(problems.size(), strategies.size(), settings.repeats);
+  const std::vector<aoe::replay::ScoreRange> ranges = score_ranges(problems, settings);
+  std::vector<std::size_t> lengths(problems.size());
+  for (std::size_t p = 0; p < problems.size(); ++p) {
+    lengths[p] = std::max(settings.budget, ranges[p].last);
+  }
+  // Repetition j of the job list: a function of j alone, so results never depend on which
+  // thread or rank ran what.
+  const auto one = [&](std::size_t j) {
+    const Job& job = jobs.at(j);
+    return run_job(job, problems, strategies, lengths[job.problem], settings);
+  };
+  auto reps = run_jobs(jobs.size(), one, settings);
+  if (!reps) return reps.error();
+  if (!*reps) return std::vector<ProblemResult>{};  // an MPI worker: rank 0 summarises
+  return summarise_all(problems, strategies, settings, ranges, lengths, std::move(**reps));
 }
 
 }  // namespace aoe_bench

@@ -4,13 +4,13 @@
 #define AOE_TOOLS_AOE_BENCH_EXPERIMENT_HPP
 
 #include <aoe/core/error.hpp>
-#include <aoe/measure/measurement.hpp>
 #include <aoe/measure/replay/bootstrap.hpp>
 #include <aoe/measure/replay/methodology.hpp>
 #include <aoe/measure/replay/random_baseline.hpp>
 #include <aoe/measure/replay/recording.hpp>
 #include <aoe/space/configuration.hpp>
 #include <aoe/space/space.hpp>
+#include <aoe/vocab/measurement.hpp>
 
 #include <cstddef>
 #include <cstdint>

@@ -169,73 +169,81 @@ std::string evaluations_to_text(const StrategyResult& s, double fraction, double
          evaluations_text(ci.high, s.run_length) + "]";
 }
 
-boost::json::value to_json(const std::vector<ProblemResult>& results, const Settings& settings) {
-  boost::json::object root;
-  boost::json::array inputs;
-  for (const auto& pr : results) {
-    const Problem& p = *pr.problem;
-    boost::json::object in;
-    in["name"] = p.name;
-    in["source"] = p.source;
-    in["optimum"] = number_or_null(p.optimum());
-    in["configurations"] = p.configurations;
-    in["valid_configurations"] = p.valid_configurations;
-    if (settings.transfer) {
-      boost::json::array sources;
-      for (const auto& s : p.transfer_sources) sources.push_back(boost::json::value(s));
-      in["transfer_sources"] = std::move(sources);
-      in["transfer_configurations"] = p.transfer.size();
-    }
-    boost::json::object random;
-    for (const std::size_t k : report_points(settings.budget)) {
-      random[std::to_string(k)] = p.baseline.expected_fraction(k);
-    }
-    in["random_expected_fraction_of_optimum"] = std::move(random);
-    boost::json::array strategies;
-    for (const auto& s : pr.strategies) {
-      boost::json::object o;
-      o["name"] = s.name;
-      o["repeats"] = s.repeats;
-      o["budget"] = s.budget;
-      boost::json::object fractions;
-      for (const auto& [k, f] : s.fraction_of_optimum) {
-        fractions[std::to_string(k)] = number_or_null(f);
-      }
-      o["fraction_of_optimum"] = std::move(fractions);
-      boost::json::object to;
-      for (const auto& [fraction, k] : s.evaluations_to) {
-        to[fraction_key(fraction)] = k ? boost::json::value(*k) : boost::json::value(nullptr);
-      }
-      o["evaluations_to"] = std::move(to);
-      o["score"] = number_or_null(s.score);
-      o["score_evaluations"] = boost::json::array{s.score_range.first, s.score_range.last};
-      o["run_length"] = s.run_length;
-      o["best_so_far_median"] = curve(s.best_median);
-      o["best_so_far_mean"] = curve(s.best_mean);
-      o["best_so_far_q1"] = curve(s.best_q1);
-      o["best_so_far_q3"] = curve(s.best_q3);
-      o["fraction_of_optimum_mean"] = curve(s.fraction_mean);
-      boost::json::array evals;
-      for (const auto e : s.evaluations_run) evals.push_back(e);
-      o["evaluations_run"] = std::move(evals);
-      o["ci95"] = ci_block(s, settings.bootstrap.level);
-      if (settings.traces) {
-        boost::json::array traces;
-        for (const auto& t : s.traces) {
-          boost::json::array costs;
-          for (const double c : t.costs) costs.push_back(c);
-          traces.push_back(boost::json::object{
-              {"values", curve(t.values)}, {"costs", std::move(costs)}, {"seconds", t.seconds}});
-        }
-        o["traces"] = std::move(traces);
-      }
-      strategies.push_back(std::move(o));
-    }
-    in["strategies"] = std::move(strategies);
-    inputs.push_back(std::move(in));
+namespace {
+
+// A strategy's "traces": per repetition, its values (null where it failed), the device seconds
+// charged and the wall seconds of the run.
+boost::json::array traces_json(const std::vector<Trace>& traces) {
+  boost::json::array out;
+  for (const auto& t : traces) {
+    boost::json::array costs;
+    for (const double c : t.costs) costs.push_back(c);
+    out.push_back(boost::json::object{
+        {"values", curve(t.values)}, {"costs", std::move(costs)}, {"seconds", t.seconds}});
   }
-  root["inputs"] = std::move(inputs);
-  root["summary"] = summary_block(results, settings.bootstrap.level);
+  return out;
+}
+
+// One strategy's figures on one input.
+boost::json::object strategy_json(const StrategyResult& s, const Settings& settings) {
+  boost::json::object o;
+  o["name"] = s.name;
+  o["repeats"] = s.repeats;
+  o["budget"] = s.budget;
+  boost::json::object fractions;
+  for (const auto& [k, f] : s.fraction_of_optimum) {
+    fractions[std::to_string(k)] = number_or_null(f);
+  }
+  o["fraction_of_optimum"] = std::move(fractions);
+  boost::json::object to;
+  for (const auto& [fraction, k] : s.evaluations_to) {
+    to[fraction_key(fraction)] = k ? boost::json::value(*k) : boost::json::value(nullptr);
+  }
+  o["evaluations_to"] = std::move(to);
+  o["score"] = number_or_null(s.score);
+  o["score_evaluations"] = boost::json::array{s.score_range.first, s.score_range.last};
+  o["run_length"] = s.run_length;
+  o["best_so_far_median"] = curve(s.best_median);
+  o["best_so_far_mean"] = curve(s.best_mean);
+  o["best_so_far_q1"] = curve(s.best_q1);
+  o["best_so_far_q3"] = curve(s.best_q3);
+  o["fraction_of_optimum_mean"] = curve(s.fraction_mean);
+  boost::json::array evals;
+  for (const auto e : s.evaluations_run) evals.push_back(e);
+  o["evaluations_run"] = std::move(evals);
+  o["ci95"] = ci_block(s, settings.bootstrap.level);
+  if (settings.traces) o["traces"] = traces_json(s.traces);
+  return o;
+}
+
+// One input: what it is, random search's expected figures and every strategy's.
+boost::json::object input_json(const ProblemResult& pr, const Settings& settings) {
+  const Problem& p = *pr.problem;
+  boost::json::object in;
+  in["name"] = p.name;
+  in["source"] = p.source;
+  in["optimum"] = number_or_null(p.optimum());
+  in["configurations"] = p.configurations;
+  in["valid_configurations"] = p.valid_configurations;
+  if (settings.transfer) {
+    boost::json::array sources;
+    for (const auto& s : p.transfer_sources) sources.push_back(boost::json::value(s));
+    in["transfer_sources"] = std::move(sources);
+    in["transfer_configurations"] = p.transfer.size();
+  }
+  boost::json::object random;
+  for (const std::size_t k : report_points(settings.budget)) {
+    random[std::to_string(k)] = p.baseline.expected_fraction(k);
+  }
+  in["random_expected_fraction_of_optimum"] = std::move(random);
+  boost::json::array strategies;
+  for (const auto& s : pr.strategies) strategies.push_back(strategy_json(s, settings));
+  in["strategies"] = std::move(strategies);
+  return in;
+}
+
+// The "settings" block: what the run was asked for.
+boost::json::object settings_json(const Settings& settings) {
   boost::json::object run;
   run["seed"] = settings.seed;
   run["repeats"] = settings.repeats;
@@ -254,7 +262,18 @@ boost::json::value to_json(const std::vector<ProblemResult>& results, const Sett
   boot["level"] = settings.bootstrap.level;
   boot["seed"] = settings.bootstrap.seed;
   run["bootstrap"] = std::move(boot);
-  root["settings"] = std::move(run);
+  return run;
+}
+
+}  // namespace
+
+boost::json::value to_json(const std::vector<ProblemResult>& results, const Settings& settings) {
+  boost::json::object root;
+  boost::json::array inputs;
+  for (const auto& pr : results) inputs.push_back(input_json(pr, settings));
+  root["inputs"] = std::move(inputs);
+  root["summary"] = summary_block(results, settings.bootstrap.level);
+  root["settings"] = settings_json(settings);
   return root;
 }
 

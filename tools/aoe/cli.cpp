@@ -6,9 +6,9 @@
 #include "gdat_command.hpp"
 #include "opat_command.hpp"
 #include "sgat_command.hpp"
-#include <aoe/detail/read_input.hpp>
 #include <aoe/graph/input_shape.hpp>
 #include <aoe/graph/model_format.hpp>
+#include <aoe/io/read_input.hpp>
 #include <aoe/measure/simulator/soc.hpp>
 #include <aoe/search/search_names.hpp>
 

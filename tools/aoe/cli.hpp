@@ -1,5 +1,6 @@
-// The `aoe` command: AOE's options (docs/cli.md), parsed with CLI11, running the OPAT job on the
-// simulator. Split from main.cpp so tests/tools can run it in-process.
+// The `aoe` command: AOE's options (docs/cli.md), parsed with CLI11, running the job --job_type
+// (or AOE_MODE) names: SGAT (1), OPAT (2) or GDAT (4). Split from main.cpp so tests/tools can run
+// it in-process.
 #ifndef AOE_TOOLS_AOE_CLI_HPP
 #define AOE_TOOLS_AOE_CLI_HPP
 

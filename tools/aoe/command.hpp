@@ -9,8 +9,8 @@
 #include "cli.hpp"
 #include <aoe/config/environment.hpp>
 #include <aoe/core/error.hpp>
-#include <aoe/jobs/detail/result_file.hpp>
 #include <aoe/jobs/job_skeleton.hpp>
+#include <aoe/jobs/result_file.hpp>
 #include <aoe/repo/bank_access.hpp>
 
 #include <atomic>

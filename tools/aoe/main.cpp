@@ -1,6 +1,7 @@
-// `aoe`: operator tuning (OPAT) of a model on the simulator, with AOE's options, environment
-// variables, knowledge bank and result files (docs/cli.md). SIGINT and SIGTERM end the job
-// cleanly: the result file says "tune tuning incomplete" and keeps what was found.
+// `aoe`: AOE's jobs on a model — subgraph tuning (SGAT, --job_type=1), operator tuning (OPAT, 2)
+// and gradient tuning (GDAT, 4) — on the simulator (OPAT also on an NPU, --device=ascend), with
+// AOE's options, environment variables, banks and result files (docs/cli.md). SIGINT and SIGTERM
+// end the job cleanly: the result file says "tune tuning incomplete" and keeps what was found.
 #include "cli.hpp"
 
 #include <fcntl.h>

@@ -1,9 +1,9 @@
 // The model of `--model` (docs/cli.md, docs/model_format.md).
 #include "model_input.hpp"
 
-#include <aoe/detail/read_input.hpp>
 #include <aoe/graph/input_shape.hpp>
 #include <aoe/graph/loader.hpp>
+#include <aoe/io/read_input.hpp>
 #if defined(AOE_WITH_ONNX)
 #include <aoe/graph/onnx/onnx_loader.hpp>
 #endif

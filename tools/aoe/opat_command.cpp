@@ -9,8 +9,8 @@
 #include "ascend_device.hpp"
 #endif
 
-#include <aoe/detail/parse_json.hpp>
-#include <aoe/detail/read_input.hpp>
+#include <aoe/io/parse_json.hpp>
+#include <aoe/io/read_input.hpp>
 #include <aoe/jobs/opat/opat_job.hpp>
 #include <aoe/jobs/simulator_backend.hpp>
 #include <aoe/repo/knowledge_bank.hpp>

@@ -67,7 +67,7 @@ int run_sgat_command(const CommonOptions& common, const SgatFlags& flags,
            << bank.file(soc.name).string() << "\n";
   }
   aoe::SgatJobResult partial;
-  auto result = aoe::run_sgat(*graph, soc, bank, o, &partial);
+  auto result = aoe::run_sgat(*graph, aoe::SimulatorBackend(soc), bank, o, &partial);
   if (shows_progress_bar(common, io.interactive)) io.out << "\n";
   if (!result) {
     // The model is loaded: what fails now is the bank or the work directory.

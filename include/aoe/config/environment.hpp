@@ -1,10 +1,12 @@
-// The one place that reads environment variables: AOE's variables (ascend-aoe-facts.md §2.4,
-// docs/environment.md), validated, with messages that name the variable and what was expected.
+// The one place that reads environment variables: AOE's variables (docs/environment.md, their
+// sources docs/aoe-facts.md#environment-variables), validated, with messages that name the
+// variable and what was expected.
 #ifndef AOE_CONFIG_ENVIRONMENT_HPP
 #define AOE_CONFIG_ENVIRONMENT_HPP
 
 #include "aoe/core/error.hpp"
 
+#include <array>
 #include <cctype>
 #include <charconv>
 #include <cstdint>
@@ -15,6 +17,7 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <utility>
 
 namespace aoe {
 
@@ -117,102 +120,154 @@ namespace detail {
   return v;
 }
 
+/// Stores `text`, the value of the variable `name`, in `env`; an error naming the variable when
+/// the value is invalid.
+using EnvironmentSetter = Result<void> (*)(const char* name, const std::string& text,
+                                           Environment& env);
+
+/// One of AOE's variables and how its value is stored.
+struct EnvironmentVariable {
+  const char* name;
+  EnvironmentSetter set;
+};
+
+[[nodiscard]] inline Result<void> set_aoe_mode(const char* /*name*/, const std::string& text,
+                                               Environment& env) {
+  if (text != "1" && text != "2" && text != "4") {
+    return make_error(Errc::invalid_argument,
+                      "environment variable AOE_MODE='" + text +
+                          "': expected 1 (subgraph), 2 (operator) or 4 (gradient) tuning");
+  }
+  env.aoe_mode = text[0] - '0';
+  return {};
+}
+
+[[nodiscard]] inline Result<void> set_tune_bank_path(const char* /*name*/, const std::string& text,
+                                                     Environment& env) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(text, ec)) {
+    return make_error(Errc::not_found, "environment variable TUNE_BANK_PATH='" + text +
+                                           "': expected an existing directory (AOE requires "
+                                           "the bank directory to exist, readable and "
+                                           "writable)");
+  }
+  env.tune_bank_path = std::filesystem::path(text);
+  return {};
+}
+
+[[nodiscard]] inline Result<void> set_ascend_work_path(const char* /*name*/,
+                                                       const std::string& text, Environment& env) {
+  std::error_code ec;
+  if (std::filesystem::exists(text, ec) && !std::filesystem::is_directory(text, ec)) {
+    return make_error(Errc::invalid_argument, "environment variable ASCEND_WORK_PATH='" + text +
+                                                  "': expected a directory, found a file");
+  }
+  env.ascend_work_path = std::filesystem::path(text);
+  return {};
+}
+
+[[nodiscard]] inline Result<void> set_repeat_tune(const char* /*name*/, const std::string& text,
+                                                  Environment& env) {
+  std::string lower;
+  for (const char c : text) lower.push_back(static_cast<char>(std::tolower(c)));
+  if (lower == "true" || lower == "1") {
+    env.repeat_tune = true;
+  } else if (lower == "false" || lower == "0") {
+    env.repeat_tune = false;
+  } else {
+    return make_error(Errc::invalid_argument,
+                      "environment variable REPEAT_TUNE='" + text + "': expected True or False");
+  }
+  return {};
+}
+
+[[nodiscard]] inline Result<void> set_max_input_bytes(const char* /*name*/, const std::string& text,
+                                                      Environment& env) {
+  std::uint64_t n = 0;
+  const auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (ec != std::errc() || p != text.data() + text.size() || n < 1 ||
+      n > (std::uint64_t{1} << 50U)) {
+    return make_error(Errc::invalid_argument,
+                      "environment variable AOE_MAX_INPUT_BYTES='" + text +
+                          "': expected a number of bytes in [1, 2^50] (default 2147483648)");
+  }
+  env.max_input_bytes = n;
+  return {};
+}
+
+/// An integer in [Lo, Hi], stored in `env.*Field`.
+template <int Environment::*Field, int Lo, int Hi>
+[[nodiscard]] Result<void> set_env_int(const char* name, const std::string& text,
+                                       Environment& env) {
+  auto n = env_int(name, text, Lo, Hi);
+  if (!n) return n.error();
+  env.*Field = *n;
+  return {};
+}
+
+/// A path, stored as given in `env.*Field`.
+template <std::optional<std::filesystem::path> Environment::*Field>
+[[nodiscard]] Result<void> set_env_path(const char* /*name*/, const std::string& text,
+                                        Environment& env) {
+  env.*Field = std::filesystem::path(text);
+  return {};
+}
+
+/// Text, stored as given in `env.*Field`.
+template <std::optional<std::string> Environment::*Field>
+[[nodiscard]] Result<void> set_env_text(const char* /*name*/, const std::string& text,
+                                        Environment& env) {
+  env.*Field = text;
+  return {};
+}
+
+/// AOE's variables in the order they are read (the first invalid one is the error reported).
+inline constexpr std::array<EnvironmentVariable, 15> environment_variables{{
+    {"AOE_MODE", &set_aoe_mode},
+    {"TUNE_BANK_PATH", &set_tune_bank_path},
+    {"ASCEND_CACHE_PATH", &set_env_path<&Environment::ascend_cache_path>},
+    {"ASCEND_WORK_PATH", &set_ascend_work_path},
+    {"ASCEND_OPP_PATH", &set_env_path<&Environment::ascend_opp_path>},
+    {"HOME", &set_env_path<&Environment::home>},
+    {"REPEAT_TUNE", &set_repeat_tune},
+    {"TE_PARALLEL_COMPILER", &set_env_int<&Environment::te_parallel_compiler, 1, 32>},
+    {"TUNING_PARALLEL_NUM", &set_env_int<&Environment::tuning_parallel_num, 1, 64>},
+    {"ASCEND_DEVICE_ID", &set_env_int<&Environment::ascend_device_id, 0, 1023>},
+    {"TUNE_BANK_LOCK_TIMEOUT", &set_env_int<&Environment::bank_lock_timeout, 0, 86400>},
+    {"AOE_MAX_INPUT_BYTES", &set_max_input_bytes},
+    {"AOE_OPENCL_PLATFORM", &set_env_text<&Environment::opencl_platform>},
+    {"AOE_OPENCL_DEVICE", &set_env_text<&Environment::opencl_device>},
+    {"AOE_CUDA_DEVICE", &set_env_text<&Environment::cuda_device>},
+}};
+
+/// The working directory, resolved once (std::filesystem::current_path() throws when the
+/// directory was deleted).
+[[nodiscard]] inline Result<std::filesystem::path> resolve_working_directory() {
+  std::error_code ec;
+  auto dir = std::filesystem::current_path(ec);
+  if (ec) {
+    return make_error(Errc::io_error, "the working directory cannot be resolved (" + ec.message() +
+                                          "; was it deleted?): run from an existing directory");
+  }
+  return dir;
+}
+
 }  // namespace detail
 
 /// Reads and validates AOE's environment through `getenv`. The first invalid variable is
 /// returned as an `invalid_argument` (or `not_found` for a missing TUNE_BANK_PATH directory)
-/// error whose message names it and says what was expected.
+/// error whose message names it and says what was expected. Unset and empty variables are
+/// left at their defaults.
 [[nodiscard]] inline Result<Environment> read_environment(const GetEnv& getenv) {
   Environment env;
-  {
-    // Once, here: std::filesystem::current_path() throws when the directory was deleted.
-    std::error_code ec;
-    env.working_directory = std::filesystem::current_path(ec);
-    if (ec) {
-      return make_error(Errc::io_error, "the working directory cannot be resolved (" +
-                                            ec.message() +
-                                            "; was it deleted?): run from an existing directory");
-    }
+  auto working_directory = detail::resolve_working_directory();
+  if (!working_directory) return working_directory.error();
+  env.working_directory = std::move(*working_directory);
+  for (const auto& variable : detail::environment_variables) {
+    const auto text = getenv(variable.name);
+    if (!text || text->empty()) continue;
+    if (auto set = variable.set(variable.name, *text, env); !set) return set.error();
   }
-  const auto get = [&](const char* name) -> std::optional<std::string> {
-    auto v = getenv(name);
-    if (v && v->empty()) return std::nullopt;
-    return v;
-  };
-  if (auto v = get("AOE_MODE")) {
-    if (*v != "1" && *v != "2" && *v != "4") {
-      return make_error(Errc::invalid_argument,
-                        "environment variable AOE_MODE='" + *v +
-                            "': expected 1 (subgraph), 2 (operator) or 4 (gradient) tuning");
-    }
-    env.aoe_mode = (*v)[0] - '0';
-  }
-  if (auto v = get("TUNE_BANK_PATH")) {
-    std::error_code ec;
-    if (!std::filesystem::is_directory(*v, ec)) {
-      return make_error(Errc::not_found, "environment variable TUNE_BANK_PATH='" + *v +
-                                             "': expected an existing directory (AOE requires "
-                                             "the bank directory to exist, readable and "
-                                             "writable)");
-    }
-    env.tune_bank_path = std::filesystem::path(*v);
-  }
-  if (auto v = get("ASCEND_CACHE_PATH")) env.ascend_cache_path = std::filesystem::path(*v);
-  if (auto v = get("ASCEND_WORK_PATH")) {
-    std::error_code ec;
-    if (std::filesystem::exists(*v, ec) && !std::filesystem::is_directory(*v, ec)) {
-      return make_error(Errc::invalid_argument, "environment variable ASCEND_WORK_PATH='" + *v +
-                                                    "': expected a directory, found a file");
-    }
-    env.ascend_work_path = std::filesystem::path(*v);
-  }
-  if (auto v = get("ASCEND_OPP_PATH")) env.ascend_opp_path = std::filesystem::path(*v);
-  if (auto v = get("HOME")) env.home = std::filesystem::path(*v);
-  if (auto v = get("REPEAT_TUNE")) {
-    std::string lower;
-    for (const char c : *v) lower.push_back(static_cast<char>(std::tolower(c)));
-    if (lower == "true" || lower == "1") {
-      env.repeat_tune = true;
-    } else if (lower == "false" || lower == "0") {
-      env.repeat_tune = false;
-    } else {
-      return make_error(Errc::invalid_argument,
-                        "environment variable REPEAT_TUNE='" + *v + "': expected True or False");
-    }
-  }
-  if (auto v = get("TE_PARALLEL_COMPILER")) {
-    auto n = detail::env_int("TE_PARALLEL_COMPILER", *v, 1, 32);
-    if (!n) return n.error();
-    env.te_parallel_compiler = *n;
-  }
-  if (auto v = get("TUNING_PARALLEL_NUM")) {
-    auto n = detail::env_int("TUNING_PARALLEL_NUM", *v, 1, 64);
-    if (!n) return n.error();
-    env.tuning_parallel_num = *n;
-  }
-  if (auto v = get("ASCEND_DEVICE_ID")) {
-    auto n = detail::env_int("ASCEND_DEVICE_ID", *v, 0, 1023);
-    if (!n) return n.error();
-    env.ascend_device_id = *n;
-  }
-  if (auto v = get("TUNE_BANK_LOCK_TIMEOUT")) {
-    auto n = detail::env_int("TUNE_BANK_LOCK_TIMEOUT", *v, 0, 86400);
-    if (!n) return n.error();
-    env.bank_lock_timeout = *n;
-  }
-  if (auto v = get("AOE_MAX_INPUT_BYTES")) {
-    std::uint64_t n = 0;
-    const auto [p, ec] = std::from_chars(v->data(), v->data() + v->size(), n);
-    if (ec != std::errc() || p != v->data() + v->size() || n < 1 || n > (std::uint64_t{1} << 50U)) {
-      return make_error(Errc::invalid_argument,
-                        "environment variable AOE_MAX_INPUT_BYTES='" + *v +
-                            "': expected a number of bytes in [1, 2^50] (default 2147483648)");
-    }
-    env.max_input_bytes = n;
-  }
-  if (auto v = get("AOE_OPENCL_PLATFORM")) env.opencl_platform = *v;
-  if (auto v = get("AOE_OPENCL_DEVICE")) env.opencl_device = *v;
-  if (auto v = get("AOE_CUDA_DEVICE")) env.cuda_device = *v;
   return env;
 }
 

@@ -3,10 +3,10 @@
 #ifndef AOE_EXPORT_HISTORY_HPP
 #define AOE_EXPORT_HISTORY_HPP
 
-#include "aoe/core/tuning_result.hpp"
 #include "aoe/export/trial_table.hpp"
-#include "aoe/repo/trial_log.hpp"
 #include "aoe/space/space.hpp"
+#include "aoe/tuner/tuning_result.hpp"
+#include "aoe/vocab/run_log.hpp"
 
 #include <ostream>
 #include <string>

@@ -4,11 +4,11 @@
 #define AOE_EXPORT_TRIAL_TABLE_HPP
 
 #include "aoe/core/error.hpp"
-#include "aoe/export/detail/json_text.hpp"
+#include "aoe/export/json_text.hpp"
 #include "aoe/io/atomic_file.hpp"
-#include "aoe/measure/status.hpp"
-#include "aoe/repo/trial_log.hpp"
 #include "aoe/space/value.hpp"
+#include "aoe/vocab/run_log.hpp"
+#include "aoe/vocab/status.hpp"
 
 #include <algorithm>
 #include <cmath>

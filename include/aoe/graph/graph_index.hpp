@@ -5,8 +5,8 @@
 #ifndef AOE_GRAPH_GRAPH_INDEX_HPP
 #define AOE_GRAPH_GRAPH_INDEX_HPP
 
-#include "aoe/graph/detail/name_table.hpp"
 #include "aoe/graph/graph.hpp"
+#include "aoe/graph/name_table.hpp"
 
 #include <algorithm>
 #include <cstddef>

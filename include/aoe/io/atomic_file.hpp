@@ -26,7 +26,7 @@
 #define AOE_IO_ATOMIC_FILE_HPP
 
 #include "aoe/core/error.hpp"
-#include "aoe/io/detail/file_descriptor.hpp"
+#include "aoe/io/file_descriptor.hpp"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -240,27 +240,17 @@ class AtomicFileSink {
 template <class F>
 concept atomic_file_fill = std::is_invocable_r_v<Result<void>, F&, AtomicFileSink&>;
 
-/// Writes to `file` atomically what `fill(AtomicFileSink&)` writes into its sink: a temporary
-/// file in the same directory (O_EXCL, O_NOFOLLOW, an unpredictable name), filled, fsync, rename
-/// over the target, fsync of the directory. `durable = false` skips the two fsyncs: still atomic
-/// for readers and when the process is killed, but not across a power loss (for files rewritten
-/// often, such as a job's report). The directory must exist. Errors name the file: a target that
-/// is a symbolic link or not a regular file, a directory that cannot be written, a write that
-/// fails (a full disk). When the fill returns an error, that error is returned unchanged (after
-/// a failed write, which is named instead); in every error, and when the fill throws, the
-/// temporary file is removed and the target is left as it was.
-template <atomic_file_fill Fill>
-[[nodiscard]] Result<void> write_file_atomically(const std::filesystem::path& file, Fill&& fill,
-                                                 bool durable = true) {
-  const std::filesystem::path dir = file.parent_path();
-  const std::string dir_text = dir.empty() ? std::string(".") : dir.string();
-  const std::string name = file.filename().string();
+namespace detail {
+
+/// Checks the target of write_file_atomically: an error when `name` names no file or `file` is a
+/// symbolic link, exists and is not a regular file, or cannot be looked at; otherwise the
+/// permission bits of the regular file there, or nullopt when there is none.
+inline Result<std::optional<mode_t>> atomic_target_mode(const std::filesystem::path& file,
+                                                        const std::string& name) {
   if (name.empty() || name == "." || name == "..") {
     return make_error(Errc::invalid_argument,
                       "cannot write '" + file.string() + "': expected a path naming a file");
   }
-  mode_t keep_mode = 0;
-  bool keep = false;
   struct stat st {};
   if (::lstat(file.c_str(), &st) == 0) {
     if (S_ISLNK(st.st_mode)) {
@@ -279,18 +269,23 @@ template <atomic_file_fill Fill>
                             (S_ISDIR(st.st_mode) ? "a directory" : "not a regular file") +
                             " (expected a regular file or no file)");
     }
-    keep_mode = st.st_mode & 07777;
-    keep = true;
-  } else if (errno != ENOENT) {
+    return std::optional<mode_t>(st.st_mode & 07777);
+  }
+  if (errno != ENOENT) {
     return make_error(Errc::io_error,
                       "cannot write " + file.string() + ": " + detail::errno_text(errno));
   }
-  detail::remove_stale_temporary_files_once(dir);
+  return std::optional<mode_t>();
+}
 
+/// Creates the temporary file for `file` in `dir_text` (O_EXCL, O_NOFOLLOW, an unpredictable
+/// name; up to 100 names are tried): its descriptor, with its path in `tmp`.
+inline Result<int> create_atomic_temp(const std::filesystem::path& file,
+                                      const std::string& dir_text, const std::string& name,
+                                      std::string& tmp) {
   const std::string prefix = dir_text + "/." + name.substr(0, 100) +
                              std::string(detail::atomic_temp_marker) + std::to_string(::getpid()) +
                              "." + detail::atomic_temp_host() + ".";
-  std::string tmp;
   int fd = -1;
   for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
     tmp = prefix + detail::atomic_temp_random();
@@ -304,32 +299,52 @@ template <atomic_file_fill Fill>
                                           detail::errno_text(errno) +
                                           " (expected an existing, writable directory)");
   }
-  const auto fail = [&](const std::string& what, int e) {
-    ::unlink(tmp.c_str());
-    return make_error(Errc::io_error,
-                      "cannot write " + file.string() + ": " + what + ": " + detail::errno_text(e));
-  };
-  {
-    detail::FileDescriptor holder(fd);
-    if (keep && ::fchmod(fd, keep_mode) != 0) return fail("fchmod", errno);
-    AtomicFileSink sink(fd);
-    Result<void> filled;
-    try {
-      filled = fill(sink);
-    } catch (...) {
-      ::unlink(tmp.c_str());
-      throw;
-    }
-    if (filled) sink.flush();
-    if (!sink.ok()) return fail("write", sink.error());
-    if (!filled) {
-      ::unlink(tmp.c_str());
-      return filled.error();
-    }
-    if (durable && ::fsync(fd) != 0) return fail("fsync", errno);
+  return fd;
+}
+
+/// Removes the temporary file `tmp` and names the step `what` of writing `file` that failed
+/// with errno `e`.
+inline ErrorInfo atomic_write_failed(const std::filesystem::path& file, const std::string& tmp,
+                                     const std::string& what, int e) {
+  ::unlink(tmp.c_str());
+  return make_error(Errc::io_error,
+                    "cannot write " + file.string() + ": " + what + ": " + detail::errno_text(e));
+}
+
+/// Fills the temporary file `tmp`, open as `fd` (closed on return), with what `fill` writes:
+/// the permission bits `keep_mode` first, then the content, then (when `durable`) an fsync. On
+/// an error, and when the fill throws, `tmp` is removed.
+template <class Fill>
+[[nodiscard]] Result<void> fill_atomic_temp(const std::filesystem::path& file,
+                                            const std::string& tmp, int fd,
+                                            std::optional<mode_t> keep_mode, Fill& fill,
+                                            bool durable) {
+  detail::FileDescriptor holder(fd);
+  if (keep_mode && ::fchmod(fd, *keep_mode) != 0) {
+    return atomic_write_failed(file, tmp, "fchmod", errno);
   }
-  if (::rename(tmp.c_str(), file.c_str()) != 0) return fail("rename", errno);
-  if (!durable) return {};
+  AtomicFileSink sink(fd);
+  Result<void> filled;
+  try {
+    filled = fill(sink);
+  } catch (...) {
+    ::unlink(tmp.c_str());
+    throw;
+  }
+  if (filled) sink.flush();
+  if (!sink.ok()) return atomic_write_failed(file, tmp, "write", sink.error());
+  if (!filled) {
+    ::unlink(tmp.c_str());
+    return filled.error();
+  }
+  if (durable && ::fsync(fd) != 0) return atomic_write_failed(file, tmp, "fsync", errno);
+  return {};
+}
+
+/// Makes the rename of `file` durable: an fsync of its directory `dir_text` (a file system that
+/// cannot sync directories, EINVAL, is no error).
+inline Result<void> sync_atomic_directory(const std::filesystem::path& file,
+                                          const std::string& dir_text) {
   const int dfd = ::open(dir_text.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dfd < 0) {
     return make_error(Errc::io_error, "cannot write " + file.string() + ": open directory " +
@@ -343,6 +358,40 @@ template <atomic_file_fill Fill>
                                           dir_text + ": " + detail::errno_text(errno));
   }
   return {};
+}
+
+}  // namespace detail
+
+/// Writes to `file` atomically what `fill(AtomicFileSink&)` writes into its sink: a temporary
+/// file in the same directory (O_EXCL, O_NOFOLLOW, an unpredictable name), filled, fsync, rename
+/// over the target, fsync of the directory. `durable = false` skips the two fsyncs: still atomic
+/// for readers and when the process is killed, but not across a power loss (for files rewritten
+/// often, such as a job's report). The directory must exist. Errors name the file: a target that
+/// is a symbolic link or not a regular file, a directory that cannot be written, a write that
+/// fails (a full disk). When the fill returns an error, that error is returned unchanged (after
+/// a failed write, which is named instead); in every error, and when the fill throws, the
+/// temporary file is removed and the target is left as it was.
+template <atomic_file_fill Fill>
+[[nodiscard]] Result<void> write_file_atomically(const std::filesystem::path& file, Fill&& fill,
+                                                 bool durable = true) {
+  const std::filesystem::path dir = file.parent_path();
+  const std::string dir_text = dir.empty() ? std::string(".") : dir.string();
+  const std::string name = file.filename().string();
+  const auto keep_mode = detail::atomic_target_mode(file, name);
+  if (!keep_mode) return keep_mode.error();
+  detail::remove_stale_temporary_files_once(dir);
+
+  std::string tmp;
+  const auto fd = detail::create_atomic_temp(file, dir_text, name, tmp);
+  if (!fd) return fd.error();
+  if (auto filled = detail::fill_atomic_temp(file, tmp, *fd, *keep_mode, fill, durable); !filled) {
+    return filled;
+  }
+  if (::rename(tmp.c_str(), file.c_str()) != 0) {
+    return detail::atomic_write_failed(file, tmp, "rename", errno);
+  }
+  if (!durable) return {};
+  return detail::sync_atomic_directory(file, dir_text);
 }
 
 /// Writes `text` to `file` atomically: write_file_atomically with a fill that appends `text`.

@@ -39,13 +39,13 @@
 #include "aoe/core/assert.hpp"
 #include "aoe/core/error.hpp"
 #include "aoe/core/random.hpp"
-#include "aoe/core/stop_conditions.hpp"
-#include "aoe/core/tuner.hpp"
-#include "aoe/jobs/detail/result_file.hpp"
-#include "aoe/repo/memory_repository.hpp"
-#include "aoe/repo/record.hpp"
+#include "aoe/jobs/result_file.hpp"
 #include "aoe/search/any_search.hpp"
 #include "aoe/search/by_name.hpp"
+#include "aoe/tuner/memory_repository.hpp"
+#include "aoe/tuner/stop_conditions.hpp"
+#include "aoe/tuner/tuner.hpp"
+#include "aoe/vocab/record.hpp"
 
 #include <unistd.h>
 

@@ -3,9 +3,9 @@
 #ifndef AOE_JOBS_PARALLEL_MEASURE_HPP
 #define AOE_JOBS_PARALLEL_MEASURE_HPP
 
-#include "aoe/measure/measurement.hpp"
 #include "aoe/space/configuration.hpp"
 #include "aoe/space/space.hpp"
+#include "aoe/vocab/measurement.hpp"
 
 #include <algorithm>
 #include <atomic>

@@ -10,8 +10,8 @@
 #include "aoe/measure/simulator/simulator_options.hpp"
 #include "aoe/measure/simulator/simulator_runner.hpp"
 #include "aoe/measure/simulator/soc.hpp"
+#include "aoe/op/bank_key.hpp"
 #include "aoe/op/operator_desc.hpp"
-#include "aoe/repo/bank_key.hpp"
 
 #include <memory>
 #include <span>

@@ -5,11 +5,11 @@
 #define AOE_JOBS_TUNED_MODEL_WRITER_HPP
 
 #include "aoe/core/error.hpp"
-#include "aoe/detail/write_json.hpp"
-#include "aoe/graph/detail/name_table.hpp"
 #include "aoe/graph/graph.hpp"
 #include "aoe/graph/loader.hpp"
+#include "aoe/graph/name_table.hpp"
 #include "aoe/io/atomic_file.hpp"
+#include "aoe/io/write_json.hpp"
 #include "aoe/jobs/chosen_knowledge.hpp"
 #include "aoe/repo/knowledge_bank.hpp"
 #include "aoe/space/value.hpp"

@@ -2,13 +2,13 @@
 #ifndef AOE_MEASURE_HOST_RUNNER_HPP
 #define AOE_MEASURE_HOST_RUNNER_HPP
 
-#include "aoe/core/concepts.hpp"
-#include "aoe/measure/measurement.hpp"
 #include "aoe/measure/runner.hpp"
 #include "aoe/measure/statistics.hpp"
 #include "aoe/space/configuration.hpp"
 #include "aoe/space/space.hpp"
 #include "aoe/space/typed_space.hpp"
+#include "aoe/tuner/concepts.hpp"
+#include "aoe/vocab/measurement.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -26,9 +26,9 @@ namespace aoe {
 
 /// How the host runner measures. Aggregate: `aoe::HostOptions{.repetitions = 9}`.
 struct HostOptions {
-  std::size_t warmup = 1;                  ///< untimed runs before the timed ones
-  std::size_t repetitions = 5;             ///< timed runs (at least one is made)
-  Statistic statistic = Statistic::median; ///< how the samples become the value
+  std::size_t warmup = 1;                   ///< untimed runs before the timed ones
+  std::size_t repetitions = 5;              ///< timed runs (at least one is made)
+  Statistic statistic = Statistic::median;  ///< how the samples become the value
   /// A run longer than this many times the best value so far ends the configuration with
   /// status `timeout` (0 turns the adaptive timeout off). A run is never interrupted: the
   /// remaining repetitions are skipped.
@@ -148,10 +148,10 @@ class Runner<device::Host> {
         const double t = std::chrono::duration<double>(Clock::now() - t0).count();
         if (t > limit) {
           Measurement m = Measurement::failure(
-              Status::timeout, "a run took " + std::to_string(t) + " s, over the timeout of " +
-                                   std::to_string(limit) + " s (" +
-                                   std::to_string(options_.timeout_factor) +
-                                   " x the best so far)",
+              Status::timeout,
+              "a run took " + std::to_string(t) + " s, over the timeout of " +
+                  std::to_string(limit) + " s (" + std::to_string(options_.timeout_factor) +
+                  " x the best so far)",
               cost());
           m.samples = std::move(samples);
           return m;
@@ -159,8 +159,8 @@ class Runner<device::Host> {
         if (i >= options_.warmup) samples.push_back(t);
       }
       if (check_ && !check_(space, c)) {
-        Measurement m = Measurement::failure(Status::correctness, "the check rejected the output",
-                                             cost());
+        Measurement m =
+            Measurement::failure(Status::correctness, "the check rejected the output", cost());
         m.samples = std::move(samples);
         return m;
       }

@@ -3,8 +3,8 @@
 #ifndef AOE_MEASURE_MEASURE_EACH_HPP
 #define AOE_MEASURE_MEASURE_EACH_HPP
 
-#include "aoe/measure/measurement.hpp"
 #include "aoe/space/configuration.hpp"
+#include "aoe/vocab/measurement.hpp"
 
 #include <span>
 #include <vector>

@@ -3,11 +3,11 @@
 #ifndef AOE_MPI_MPI_MEASURE_HPP
 #define AOE_MPI_MPI_MEASURE_HPP
 
-#include "aoe/core/concepts.hpp"
-#include "aoe/measure/measurement.hpp"
 #include "aoe/mpi/work_queue.hpp"
 #include "aoe/space/configuration.hpp"
 #include "aoe/space/space.hpp"
+#include "aoe/tuner/concepts.hpp"
+#include "aoe/vocab/measurement.hpp"
 
 #include <boost/mpi/communicator.hpp>
 

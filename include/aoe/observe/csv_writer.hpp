@@ -5,12 +5,12 @@
 #define AOE_OBSERVE_CSV_WRITER_HPP
 
 #include "aoe/core/error.hpp"
-#include "aoe/core/trial.hpp"
-#include "aoe/core/tuning_result.hpp"
-#include "aoe/export/detail/json_text.hpp"
-#include "aoe/measure/status.hpp"
+#include "aoe/export/json_text.hpp"
 #include "aoe/space/space.hpp"
 #include "aoe/space/value.hpp"
+#include "aoe/tuner/tuning_result.hpp"
+#include "aoe/vocab/status.hpp"
+#include "aoe/vocab/trial.hpp"
 
 #include <cmath>
 #include <cstdio>

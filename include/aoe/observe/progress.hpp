@@ -4,9 +4,9 @@
 #ifndef AOE_OBSERVE_PROGRESS_HPP
 #define AOE_OBSERVE_PROGRESS_HPP
 
-#include "aoe/core/trial.hpp"
-#include "aoe/core/tuning_result.hpp"
 #include "aoe/space/space.hpp"
+#include "aoe/tuner/tuning_result.hpp"
+#include "aoe/vocab/trial.hpp"
 
 #include <unistd.h>
 

@@ -3,7 +3,7 @@
 #define AOE_ONLINE_ONLINE_SUMMARY_HPP
 
 #include "aoe/online/online_options.hpp"
-#include "aoe/repo/record.hpp"
+#include "aoe/vocab/record.hpp"
 
 #include <cmath>
 #include <cstddef>

@@ -12,17 +12,17 @@
 
 #include "aoe/config/environment.hpp"
 #include "aoe/core/assert.hpp"
-#include "aoe/core/concepts.hpp"
 #include "aoe/core/error.hpp"
 #include "aoe/core/random.hpp"
-#include "aoe/core/trial.hpp"
-#include "aoe/core/tuner.hpp"
 #include "aoe/measure/statistics.hpp"
 #include "aoe/online/online_options.hpp"
 #include "aoe/online/online_summary.hpp"
-#include "aoe/repo/memory_repository.hpp"
 #include "aoe/space/space.hpp"
 #include "aoe/space/typed_space.hpp"
+#include "aoe/tuner/concepts.hpp"
+#include "aoe/tuner/memory_repository.hpp"
+#include "aoe/tuner/tuner.hpp"
+#include "aoe/vocab/trial.hpp"
 
 #include <algorithm>
 #include <atomic>

@@ -2,7 +2,8 @@
 // built-in bank, one JSON file per SoC, core count and knowledge kind, written atomically under
 // a file lock. Models `repository_policy`, so it can be a Tuner's repository.
 //
-// Layout (ascend-aoe-facts.md §2.5(a)): <root>/<soc_version>/unified_bank/
+// Layout (docs/aoe-facts.md#operator-knowledge-bank-layout-and-key):
+//   <root>/<soc_version>/unified_bank/
 //   <soc_version>_<core_num>_AiCore_<schedule|format_type|impl_type>.json
 // Content: {"schema_version": 1, "soc_version", "core_num", "core_type", "knowledge_kind",
 //           "entries": {"<operator key text>": {"knowledge": {...}, "cost_time(us)", "value",
@@ -21,17 +22,17 @@
 
 #include "aoe/config/environment.hpp"
 #include "aoe/core/error.hpp"
-#include "aoe/detail/parse_json.hpp"
-#include "aoe/detail/read_input.hpp"
-#include "aoe/detail/write_json.hpp"
 #include "aoe/io/atomic_file.hpp"
+#include "aoe/io/parse_json.hpp"
+#include "aoe/io/read_input.hpp"
+#include "aoe/io/write_json.hpp"
+#include "aoe/op/bank_key.hpp"
 #include "aoe/repo/bank_access.hpp"
-#include "aoe/repo/bank_key.hpp"
-#include "aoe/repo/detail/bank_file.hpp"
-#include "aoe/repo/detail/bank_store.hpp"
-#include "aoe/repo/record.hpp"
+#include "aoe/repo/bank_file.hpp"
+#include "aoe/repo/bank_store.hpp"
 #include "aoe/space/value.hpp"
 #include "aoe/version.hpp"
+#include "aoe/vocab/record.hpp"
 
 #include <boost/json/object.hpp>
 #include <boost/json/parse.hpp>

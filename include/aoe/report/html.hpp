@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdio>
 #include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -144,12 +145,32 @@ struct Series {
   bool dashed = false;
 };
 
-/// A line chart with axes, ticks and a legend. `log_x` for evaluation counts over decades;
-/// values above `y_cap` are drawn at the top edge (a search's first, far worse candidates).
-[[nodiscard]] inline std::string line_chart(
-    const std::vector<Series>& series, std::string_view x_label, std::string_view y_label,
-    int width = 520, int height = 240, bool log_x = false,
-    double y_cap = std::numeric_limits<double>::infinity()) {
+namespace detail {
+
+/// A line chart's plot area and value ranges: values to SVG coordinates.
+struct ChartFrame {
+  double x0 = 0, x1 = 0, y0 = 0, y1 = 0;  ///< the ranges drawn
+  bool log_x = false;
+  int width = 0, height = 0;  ///< the whole chart's
+  double left = 56, right = 10, top = 10, bottom = 40;
+  double pw = 0, ph = 0;  ///< the plot area's width and height
+
+  [[nodiscard]] double fx(double x) const {
+    if (log_x)
+      return left + (std::log10(x) - std::log10(x0)) /
+                        std::max(1e-12, std::log10(x1) - std::log10(x0)) * pw;
+    return left + (x - x0) / (x1 - x0) * pw;
+  }
+  [[nodiscard]] double fy(double y) const {
+    return top + (1 - (std::min(y, y1) - y0) / (y1 - y0)) * ph;
+  }
+};
+
+/// The frame of `series`: the range of its points, y capped at `y_cap` and padded by 6%
+/// (never below 0 for non-negative data); nullopt when no point is drawn.
+[[nodiscard]] inline std::optional<ChartFrame> chart_frame(const std::vector<Series>& series,
+                                                           int width, int height, bool log_x,
+                                                           double y_cap) {
   double x0 = std::numeric_limits<double>::infinity(), x1 = -x0, y0 = x0, y1 = -x0;
   for (const auto& s : series) {
     for (const auto& [x, y] : s.points) {
@@ -160,7 +181,7 @@ struct Series {
       y1 = std::max(y1, y);
     }
   }
-  if (!std::isfinite(x0)) return "<p class=\"note\">no data</p>";
+  if (!std::isfinite(x0)) return std::nullopt;
   const bool non_negative = y0 >= 0;
   y1 = std::min(y1, std::max(y_cap, y0));
   if (x1 <= x0) x1 = x0 + 1;
@@ -171,60 +192,82 @@ struct Series {
   const double pad = (y1 - y0) * 0.06;
   y0 = non_negative ? std::max(0.0, y0 - pad) : y0 - pad;
   y1 += pad;
-  const double left = 56, right = 10, top = 10, bottom = 40;
-  const double pw = width - left - right, ph = height - top - bottom;
-  const auto fx = [&](double x) {
-    if (log_x)
-      return left + (std::log10(x) - std::log10(x0)) /
-                        std::max(1e-12, std::log10(x1) - std::log10(x0)) * pw;
-    return left + (x - x0) / (x1 - x0) * pw;
-  };
-  const auto fy = [&](double y) { return top + (1 - (std::min(y, y1) - y0) / (y1 - y0)) * ph; };
-  std::string s = "<svg viewBox=\"0 0 " + std::to_string(width) + " " + std::to_string(height) +
-                  "\" width=\"" + std::to_string(width) + "\" height=\"" + std::to_string(height) +
-                  "\" role=\"img\">";
+  ChartFrame f{
+      .x0 = x0, .x1 = x1, .y0 = y0, .y1 = y1, .log_x = log_x, .width = width, .height = height};
+  f.pw = width - f.left - f.right;
+  f.ph = height - f.top - f.bottom;
+  return f;
+}
+
+/// The plot area's border, five ticks and grid lines on each axis, and the axis labels.
+inline void chart_axes(std::string& s, const ChartFrame& f, std::string_view x_label,
+                       std::string_view y_label) {
+  const double left = f.left, top = f.top, pw = f.pw, ph = f.ph, x0 = f.x0, x1 = f.x1, y0 = f.y0,
+               y1 = f.y1;
   s += "<rect x=\"" + num(left, 0) + "\" y=\"" + num(top, 0) + "\" width=\"" + num(pw, 0) +
        "\" height=\"" + num(ph, 0) + "\" fill=\"none\" stroke=\"#d8dde3\"/>";
   for (int i = 0; i <= 4; ++i) {
     const double y = y0 + (y1 - y0) * i / 4;
     const double digits = (y1 - y0) < 0.05 ? 4 : (y1 - y0) < 5 ? 3 : (y1 - y0) < 50 ? 1 : 0;
     s += "<line x1=\"" + num(left, 0) + "\" x2=\"" + num(left + pw, 0) + "\" y1=\"" +
-         num(fy(y), 1) + "\" y2=\"" + num(fy(y), 1) + "\" stroke=\"#eef1f4\"/>";
-    s += "<text x=\"" + num(left - 4, 0) + "\" y=\"" + num(fy(y) + 3, 1) +
+         num(f.fy(y), 1) + "\" y2=\"" + num(f.fy(y), 1) + "\" stroke=\"#eef1f4\"/>";
+    s += "<text x=\"" + num(left - 4, 0) + "\" y=\"" + num(f.fy(y) + 3, 1) +
          "\" font-size=\"10\" text-anchor=\"end\">" + num(y, static_cast<int>(digits)) + "</text>";
   }
   for (int i = 0; i <= 4; ++i) {
     const double x =
-        log_x ? std::pow(10.0, std::log10(x0) + (std::log10(x1) - std::log10(x0)) * i / 4)
-              : x0 + (x1 - x0) * i / 4;
-    s += "<text x=\"" + num(fx(x), 1) + "\" y=\"" + num(top + ph + 13, 0) +
+        f.log_x ? std::pow(10.0, std::log10(x0) + (std::log10(x1) - std::log10(x0)) * i / 4)
+                : x0 + (x1 - x0) * i / 4;
+    s += "<text x=\"" + num(f.fx(x), 1) + "\" y=\"" + num(top + ph + 13, 0) +
          "\" font-size=\"10\" text-anchor=\"middle\">" + num(x, x1 - x0 < 10 ? 1 : 0) + "</text>";
   }
-  s += "<text x=\"" + num(left + pw / 2, 0) + "\" y=\"" + num(height - 14, 0) +
+  s += "<text x=\"" + num(left + pw / 2, 0) + "\" y=\"" + num(f.height - 14, 0) +
        "\" font-size=\"11\" text-anchor=\"middle\" fill=\"#5b6570\">" + escape(x_label) + "</text>";
   s += "<text transform=\"translate(12," + num(top + ph / 2, 0) +
        ") rotate(-90)\" font-size=\"11\" text-anchor=\"middle\" fill=\"#5b6570\">" +
        escape(y_label) + "</text>";
-  double legend_x = left;
+}
+
+/// A series' SVG path data: a gap lifts the pen; the inner points of a flat run are dropped.
+[[nodiscard]] inline std::string chart_path(const Series& se, const ChartFrame& f) {
+  std::string d;
+  bool pen = false;
+  const auto& pts = se.points;
+  for (std::size_t k = 0; k < pts.size(); ++k) {
+    const auto [x, y] = pts[k];
+    if (!std::isfinite(y) || (f.log_x && x <= 0)) {
+      pen = false;
+      continue;
+    }
+    // A step curve (best so far) is flat most of the time: drop the inner points of a run.
+    if (pen && k + 1 < pts.size() && pts[k - 1].second == y && pts[k + 1].second == y) continue;
+    d += (pen ? "L" : "M") + num(f.fx(x), 1) + " " + num(f.fy(y), 1);
+    pen = true;
+  }
+  return d;
+}
+
+}  // namespace detail
+
+/// A line chart with axes, ticks and a legend. `log_x` for evaluation counts over decades;
+/// values above `y_cap` are drawn at the top edge (a search's first, far worse candidates).
+[[nodiscard]] inline std::string line_chart(
+    const std::vector<Series>& series, std::string_view x_label, std::string_view y_label,
+    int width = 520, int height = 240, bool log_x = false,
+    double y_cap = std::numeric_limits<double>::infinity()) {
+  const auto frame = detail::chart_frame(series, width, height, log_x, y_cap);
+  if (!frame) return "<p class=\"note\">no data</p>";
+  std::string s = "<svg viewBox=\"0 0 " + std::to_string(width) + " " + std::to_string(height) +
+                  "\" width=\"" + std::to_string(width) + "\" height=\"" + std::to_string(height) +
+                  "\" role=\"img\">";
+  detail::chart_axes(s, *frame, x_label, y_label);
+  double legend_x = frame->left;
   for (std::size_t i = 0; i < series.size(); ++i) {
     const auto& se = series[i];
-    std::string d;
-    bool pen = false;
-    const auto& pts = se.points;
-    for (std::size_t k = 0; k < pts.size(); ++k) {
-      const auto [x, y] = pts[k];
-      if (!std::isfinite(y) || (log_x && x <= 0)) {
-        pen = false;
-        continue;
-      }
-      // A step curve (best so far) is flat most of the time: drop the inner points of a run.
-      if (pen && k + 1 < pts.size() && pts[k - 1].second == y && pts[k + 1].second == y) continue;
-      d += (pen ? "L" : "M") + num(fx(x), 1) + " " + num(fy(y), 1);
-      pen = true;
-    }
-    s += "<path d=\"" + d + "\" fill=\"none\" stroke=\"" + std::string(colour(i)) +
-         "\" stroke-width=\"1.6\"" + (se.dashed ? " stroke-dasharray=\"4 3\"" : "") + "><title>" +
-         escape(se.name) + "</title></path>";
+    s += "<path d=\"" + detail::chart_path(se, *frame) + "\" fill=\"none\" stroke=\"" +
+         std::string(colour(i)) + "\" stroke-width=\"1.6\"" +
+         (se.dashed ? " stroke-dasharray=\"4 3\"" : "") + "><title>" + escape(se.name) +
+         "</title></path>";
     if (series.size() > 1) {
       s += "<rect x=\"" + num(legend_x, 0) + "\" y=\"" + num(height - 9, 0) +
            "\" width=\"8\" height=\"8\" fill=\"" + std::string(colour(i)) + "\"/>";

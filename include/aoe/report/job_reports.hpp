@@ -322,15 +322,39 @@ inline std::string opat_table_row(std::size_t rank, const OpExecution& ob, const
 /// OPAT's ranked table shows this many operators, the rest are in the op_summary CSV.
 inline constexpr std::size_t table_operators = 500;
 
-/// The OPAT job's page. `result_file` is the name shown; `profile` from `opat_profile`.
-[[nodiscard]] inline std::string opat_html(const OpatReport& r, const ModelProfile& profile,
-                                           std::string_view result_file) {
-  const double before = r.baseline_ms(), after = r.result_ms();
-  std::string b = detail::model_page_head(
-      r, "OPAT", "Operator tuning", profile.soc, result_file, before, after,
-      aoe::detail::percent(OpatReport::improvement(before, after)), r.operators, "operators",
-      "operators tuned or hit", "candidates measured");
-  b += "<h2 id=\"timeline\">Timeline before and after tuning</h2>";
+namespace detail {
+
+/// OPAT's operator reports by operator name.
+using OpatReportIndex = std::map<std::string, const OpatOperatorReport*>;
+
+inline OpatReportIndex opat_report_index(const OpatReport& r) {
+  OpatReportIndex reports;
+  for (const auto& op : r.operators) reports.emplace(op.op_name, &op);
+  return reports;
+}
+
+/// The report of operator `name`, or null.
+inline const OpatOperatorReport* report_of(const OpatReportIndex& reports,
+                                           const std::string& name) {
+  const auto it = reports.find(name);
+  return it != reports.end() ? it->second : nullptr;
+}
+
+/// The operators (indices into each phase) ranked by time saved, most first.
+inline std::vector<std::size_t> opat_ranking(const ModelProfile& profile) {
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < profile.phases.at(0).ops.size(); ++i) order.push_back(i);
+  const auto saved = [&](std::size_t i) {
+    return profile.phases[0].ops[i].duration_us - profile.phases[1].ops[i].duration_us;
+  };
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t c) { return saved(a) > saved(c); });
+  return order;
+}
+
+/// OPAT's timeline section: the legend, the timeline and a note.
+inline std::string opat_timeline_html(const ModelProfile& profile) {
+  std::string b = "<h2 id=\"timeline\">Timeline before and after tuning</h2>";
   b += "<div class=\"legend\"><span><i style=\"background:#0072B2\"></i>compute bound</span>"
        "<span><i style=\"background:#E69F00\"></i>memory bound</span><span><i "
        "style=\"background:#9aa5b1\"></i>latency bound</span><span>pipe lanes: opacity = "
@@ -339,20 +363,16 @@ inline constexpr std::size_t table_operators = 500;
   b += "<p class=\"note\">The operators run one after another on one stream; inside each, the "
        "timing model's pipeline (double-buffered stages overlap, waves of blocks over the "
        "cores). The same view, zoomable, is the trace file in Perfetto.</p>";
+  return b;
+}
 
-  // Ranked by time saved.
-  std::vector<std::size_t> order;
-  for (std::size_t i = 0; i < profile.phases.at(0).ops.size(); ++i) order.push_back(i);
-  const auto saved = [&](std::size_t i) {
-    return profile.phases[0].ops[i].duration_us - profile.phases[1].ops[i].duration_us;
-  };
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t c) { return saved(a) > saved(c); });
-  std::map<std::string, const OpatOperatorReport*> reports;
-  for (const auto& op : r.operators) reports.emplace(op.op_name, &op);
+/// OPAT's table of the `table_operators` operators that saved the most, in `order`.
+inline std::string opat_ranked_table(const ModelProfile& profile,
+                                     const std::vector<std::size_t>& order,
+                                     const OpatReportIndex& reports) {
   double max_us = 0;
   for (const auto& op : profile.phases[0].ops) max_us = std::max(max_us, op.duration_us);
-  b += "<h2>Operators ranked by time saved</h2>";
+  std::string b = "<h2>Operators ranked by time saved</h2>";
   b += "<input type=\"search\" placeholder=\"filter operators\" data-filter=\"ops\">";
   b += "<div class=\"wide\"><table id=\"ops\"><thead><tr><th class=\"n\">#</th><th>Op "
        "Name</th><th>OP Type</th><th "
@@ -362,8 +382,8 @@ inline constexpr std::size_t table_operators = 500;
   const std::size_t rows = std::min(order.size(), table_operators);
   for (std::size_t rank = 0; rank < rows; ++rank) {
     const auto& ob = profile.phases[0].ops[order[rank]];
-    b += detail::opat_table_row(rank, ob, profile.phases[1].ops[order[rank]],
-                                reports.count(ob.name) ? reports[ob.name] : nullptr, max_us);
+    b += opat_table_row(rank, ob, profile.phases[1].ops[order[rank]], report_of(reports, ob.name),
+                        max_us);
   }
   b += "</tbody></table></div>";
   if (rows < order.size()) {
@@ -371,63 +391,99 @@ inline constexpr std::size_t table_operators = 500;
          " operators that saved the most of " + std::to_string(order.size()) +
          "; every operator is in the op_summary CSV.</p>";
   }
+  return b;
+}
+
+/// OPAT's table of failed operators, or nothing when none failed.
+inline std::string opat_failed_html(const OpatReport& r) {
   bool failed_any = false;
   for (const auto& op : r.operators) failed_any = failed_any || op.failed();
-  if (failed_any) {
-    b += "<h2>Failed operators</h2><table><thead><tr><th>Op Name</th><th>OP Type</th><th>why"
-         "</th></tr></thead><tbody>";
-    for (const auto& op : r.operators) {
-      if (!op.failed()) continue;
-      b += "<tr><td>" + html::escape(op.op_name) + "</td><td>" + html::escape(op.op_type) +
-           "</td><td>" + html::escape(op.error) + "</td></tr>";
-    }
-    b += "</tbody></table>";
+  if (!failed_any) return "";
+  std::string b =
+      "<h2>Failed operators</h2><table><thead><tr><th>Op Name</th><th>OP Type</th><th>why"
+      "</th></tr></thead><tbody>";
+  for (const auto& op : r.operators) {
+    if (!op.failed()) continue;
+    b += "<tr><td>" + html::escape(op.op_name) + "</td><td>" + html::escape(op.op_type) +
+         "</td><td>" + html::escape(op.error) + "</td></tr>";
   }
+  return b + "</tbody></table>";
+}
 
-  // Convergence and knowledge of the operators searched in this job.
+/// A searched operator's cell: per knowledge kind its best so far (and where the search
+/// started, dashed), then the knowledge chosen (`knowledge`).
+inline std::string opat_convergence_cell(const OpatOperatorReport& rep,
+                                         const std::string& knowledge) {
+  std::vector<html::Series> series;
+  for (const auto& k : rep.kinds) {
+    if (k.best_so_far_us.empty()) continue;
+    html::Series s{std::string(to_string(k.kind)) + " best so far", {}, false};
+    for (std::size_t e = 0; e < k.best_so_far_us.size(); ++e) {
+      s.points.emplace_back(static_cast<double>(e + 1), k.best_so_far_us[e]);
+    }
+    series.push_back(std::move(s));
+    series.push_back(
+        {std::string(to_string(k.kind)) + " start",
+         {{1.0, k.before_us}, {static_cast<double>(k.best_so_far_us.size()), k.before_us}},
+         true});
+  }
+  std::string cell = "<div class=\"cell\"><h3>" + html::escape(rep.op_name) +
+                     "</h3><div class=\"note\">" + html::escape(rep.op_type) + ": " +
+                     html::num(rep.default_us) + " us &rarr; " + html::num(rep.result_us) +
+                     " us</div>";
+  double start = 0;
+  for (const auto& k : rep.kinds) start = std::max(start, k.before_us);
+  cell += html::line_chart(series, "evaluation (log scale)", "us", 300, 170, true, 2 * start);
+  cell += "<div class=\"k\" style=\"font-family:ui-monospace,monospace;font-size:11px\">" +
+          html::escape(knowledge) + "</div></div>";
+  return cell;
+}
+
+/// OPAT's convergence section: a cell per operator searched in this job, the first 24 in
+/// `order`.
+inline std::string opat_convergence_html(const ModelProfile& profile,
+                                         const std::vector<std::size_t>& order,
+                                         const OpatReportIndex& reports) {
   constexpr std::size_t shown = 24;
   std::size_t searched = 0;
   std::string cells;
   for (const std::size_t i : order) {
-    const auto* rep = reports.count(profile.phases[0].ops[i].name)
-                          ? reports[profile.phases[0].ops[i].name]
-                          : nullptr;
+    const auto* rep = report_of(reports, profile.phases[0].ops[i].name);
     if (rep == nullptr || rep->evaluations == 0) continue;
     if (++searched > shown) continue;
-    std::vector<html::Series> series;
-    for (const auto& k : rep->kinds) {
-      if (k.best_so_far_us.empty()) continue;
-      html::Series s{std::string(to_string(k.kind)) + " best so far", {}, false};
-      for (std::size_t e = 0; e < k.best_so_far_us.size(); ++e) {
-        s.points.emplace_back(static_cast<double>(e + 1), k.best_so_far_us[e]);
-      }
-      series.push_back(std::move(s));
-      series.push_back(
-          {std::string(to_string(k.kind)) + " start",
-           {{1.0, k.before_us}, {static_cast<double>(k.best_so_far_us.size()), k.before_us}},
-           true});
-    }
-    cells += "<div class=\"cell\"><h3>" + html::escape(rep->op_name) + "</h3><div class=\"note\">" +
-             html::escape(rep->op_type) + ": " + html::num(rep->default_us) + " us &rarr; " +
-             html::num(rep->result_us) + " us</div>";
-    double start = 0;
-    for (const auto& k : rep->kinds) start = std::max(start, k.before_us);
-    cells += html::line_chart(series, "evaluation (log scale)", "us", 300, 170, true, 2 * start);
-    cells += "<div class=\"k\" style=\"font-family:ui-monospace,monospace;font-size:11px\">" +
-             html::escape(profile.phases[1].ops[i].knowledge) + "</div></div>";
+    cells += opat_convergence_cell(*rep, profile.phases[1].ops[i].knowledge);
   }
-  b += "<h2>Search convergence and chosen knowledge</h2>";
+  std::string b = "<h2>Search convergence and chosen knowledge</h2>";
   if (searched == 0) {
-    b += "<p class=\"note\">No operator was searched in this job (all bank hits).</p>";
-  } else {
-    b += "<p class=\"note\">Best so far per evaluation of each knowledge kind (dashed: where the "
+    return b + "<p class=\"note\">No operator was searched in this job (all bank hits).</p>";
+  }
+  return b +
+         "<p class=\"note\">Best so far per evaluation of each knowledge kind (dashed: where the "
          "search started, the default or the bank's policy)" +
          std::string(searched > shown
                          ? "; the " + std::to_string(shown) + " operators that saved the most of " +
                                std::to_string(searched) + " searched"
                          : "") +
          ".</p><div class=\"grid\">" + cells + "</div>";
-  }
+}
+
+}  // namespace detail
+
+/// The OPAT job's page. `result_file` is the name shown; `profile` from `opat_profile`.
+[[nodiscard]] inline std::string opat_html(const OpatReport& r, const ModelProfile& profile,
+                                           std::string_view result_file) {
+  const double before = r.baseline_ms(), after = r.result_ms();
+  std::string b = detail::model_page_head(
+      r, "OPAT", "Operator tuning", profile.soc, result_file, before, after,
+      aoe::detail::percent(OpatReport::improvement(before, after)), r.operators, "operators",
+      "operators tuned or hit", "candidates measured");
+  b += detail::opat_timeline_html(profile);
+  const auto order = detail::opat_ranking(profile);
+  const auto reports = detail::opat_report_index(r);
+  b += detail::opat_ranked_table(profile, order, reports);
+  b += detail::opat_failed_html(r);
+  // Convergence and knowledge of the operators searched in this job.
+  b += detail::opat_convergence_html(profile, order, reports);
   b += "<h2>What is simulated</h2><p class=\"note\">Every time on this page is the OpenAOE "
        "simulator's timing model of " +
        html::escape(profile.soc) +

@@ -20,8 +20,8 @@
 #include "aoe/jobs/sgat/sgat_report.hpp"
 #include "aoe/measure/simulator/simulator_runner.hpp"
 #include "aoe/measure/simulator/soc.hpp"
+#include "aoe/op/bank_key.hpp"
 #include "aoe/op/operator_desc.hpp"
-#include "aoe/repo/bank_key.hpp"
 #include "aoe/space/value.hpp"
 
 #include <boost/json/array.hpp>
@@ -478,9 +478,114 @@ inline std::string shape_text(const TensorDesc& t) {
   return columns;
 }
 
+namespace detail {
+
+/// `row` as a CSV line.
+inline void csv_line(std::string& out, const std::vector<std::string>& row) {
+  for (std::size_t i = 0; i < row.size(); ++i) {
+    out += (i == 0 ? "" : ",") + csv_field(row[i]);
+  }
+  out += "\n";
+}
+
+/// msprof's data type names: upper case ("FLOAT16").
+inline std::string dtype_text(const TensorDesc& t) {
+  std::string s(to_string(t.dtype));
+  for (auto& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+inline std::string format_text(const TensorDesc& t) { return std::string(to_string(t.format)); }
+
+/// "Task Type": a cube kernel with vector work on a split SoC is MIX_AIC, a vector kernel there
+/// AI_VECTOR_CORE, any other AI_CORE; empty when not modelled.
+inline std::string task_type(const sim::detail::Profile* p, bool split_soc) {
+  const bool cube_op = p != nullptr && p->family == sim::detail::Family::cube;
+  const bool mix = cube_op && split_soc && p->pipes[sim::detail::vector].busy > 0;
+  return p == nullptr ? "" : mix ? "MIX_AIC" : cube_op || !split_soc ? "AI_CORE" : "AI_VECTOR_CORE";
+}
+
+/// The six tensor columns: shapes, data types and formats of the inputs, then of the outputs.
+inline void tensor_cells(std::vector<std::string>& row, const OperatorDesc* desc) {
+  if (desc == nullptr) {
+    for (int i = 0; i < 6; ++i) row.emplace_back();
+    return;
+  }
+  for (const auto* side : {&desc->inputs, &desc->outputs}) {
+    row.push_back(tensors(*side, shape_text));
+    row.push_back(tensors(*side, dtype_text));
+    row.push_back(tensors(*side, format_text));
+  }
+}
+
+/// The fifteen pipe columns: the core's time, then per pipe its time and ratio (AI Cube pipes
+/// for a cube kernel, AI Vector pipes for a vector kernel and a cube kernel's vector work).
+inline void pipe_cells(std::vector<std::string>& row, const OpExecution& op) {
+  using namespace sim::detail;  // Pipe names
+  if (!op.profile) {
+    for (int i = 0; i < 15; ++i) row.emplace_back();
+    return;
+  }
+  const auto* p = &*op.profile;
+  const bool cube_op = p->family == Family::cube;
+  // Per core over the kernel: busy time per block times the waves, and its share of the
+  // core's time (msprof's ratio: the pipe's cycles over the core's total cycles).
+  const double scale = p->seconds > 0 ? op.duration_us / p->seconds : 0;
+  const double core = static_cast<double>(p->waves) * p->wave;
+  const auto time = [&](Pipe q) {
+    return p->pipes[q].busy * static_cast<double>(p->waves) * scale;
+  };
+  const auto ratio = [&](Pipe q) {
+    return core > 0 ? p->pipes[q].busy * static_cast<double>(p->waves) / core : 0.0;
+  };
+  row.push_back(number(core * scale));
+  for (const Pipe q : {cube, mte1, mte2, mte3}) {
+    if (cube_op) {
+      row.push_back(number(time(q)));
+      row.push_back(number(ratio(q)));
+    } else {
+      row.emplace_back();
+      row.emplace_back();
+    }
+  }
+  for (const Pipe q : {vector, mte2, mte3}) {
+    const bool has = cube_op ? q == vector && p->pipes[q].busy > 0 : true;
+    row.push_back(has ? number(time(q)) : "");
+    row.push_back(has ? number(ratio(q)) : "");
+  }
+}
+
+/// The op_summary row of task `task`: operator execution `op` of `phase` in `m`.
+inline std::vector<std::string> op_summary_row(const ModelProfile& m, const Phase& phase,
+                                               const OpExecution& op, std::size_t task,
+                                               bool split_soc) {
+  const auto* p = op.profile ? &*op.profile : nullptr;
+  std::vector<std::string> row;
+  row.reserve(op_summary_columns().size());
+  row.push_back("0");
+  row.push_back(m.model);
+  row.push_back(std::to_string(task));
+  row.push_back("0");
+  row.push_back(op.name);
+  row.push_back(op.type);
+  row.push_back(task_type(p, split_soc));
+  row.push_back(number(op.start_us));
+  row.push_back(number(op.duration_us));
+  row.push_back("0");
+  row.push_back(p == nullptr ? "" : std::to_string(p->blocks));
+  tensor_cells(row, op.desc);
+  pipe_cells(row, op);
+  row.push_back(phase.name);
+  row.push_back(p == nullptr ? "" : std::to_string(p->waves));
+  row.push_back(p == nullptr ? "" : sim::detail::bound_names[static_cast<std::size_t>(p->bound)]);
+  row.push_back(op.knowledge);
+  return row;
+}
+
+}  // namespace detail
+
 /// The profile as op_summary CSV text (a header line, then one line per operator execution).
 [[nodiscard]] inline std::string op_summary_csv(const ModelProfile& m, bool split_soc) {
-  using namespace sim::detail;  // Pipe names
   std::string out;
   const auto& columns = op_summary_columns();
   for (std::size_t i = 0; i < columns.size(); ++i) {
@@ -490,79 +595,7 @@ inline std::string shape_text(const TensorDesc& t) {
   std::size_t task = 0;
   for (const auto& phase : m.phases) {
     for (const auto& op : phase.ops) {
-      std::vector<std::string> row;
-      row.reserve(columns.size());
-      row.push_back("0");
-      row.push_back(m.model);
-      row.push_back(std::to_string(task++));
-      row.push_back("0");
-      row.push_back(op.name);
-      row.push_back(op.type);
-      const auto* p = op.profile ? &*op.profile : nullptr;
-      const bool cube_op = p != nullptr && p->family == Family::cube;
-      const bool mix = cube_op && split_soc && p->pipes[vector].busy > 0;
-      row.push_back(p == nullptr            ? ""
-                    : mix                   ? "MIX_AIC"
-                    : cube_op || !split_soc ? "AI_CORE"
-                                            : "AI_VECTOR_CORE");
-      row.push_back(detail::number(op.start_us));
-      row.push_back(detail::number(op.duration_us));
-      row.push_back("0");
-      row.push_back(p == nullptr ? "" : std::to_string(p->blocks));
-      const auto shapes = [](const TensorDesc& t) { return detail::shape_text(t); };
-      const auto types = [](const TensorDesc& t) {
-        std::string s(to_string(t.dtype));
-        for (auto& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-        return s;
-      };
-      const auto formats = [](const TensorDesc& t) { return std::string(to_string(t.format)); };
-      if (op.desc != nullptr) {
-        row.push_back(detail::tensors(op.desc->inputs, shapes));
-        row.push_back(detail::tensors(op.desc->inputs, types));
-        row.push_back(detail::tensors(op.desc->inputs, formats));
-        row.push_back(detail::tensors(op.desc->outputs, shapes));
-        row.push_back(detail::tensors(op.desc->outputs, types));
-        row.push_back(detail::tensors(op.desc->outputs, formats));
-      } else {
-        for (int i = 0; i < 6; ++i) row.emplace_back();
-      }
-      if (p != nullptr) {
-        // Per core over the kernel: busy time per block times the waves, and its share of the
-        // core's time (msprof's ratio: the pipe's cycles over the core's total cycles).
-        const double scale = p->seconds > 0 ? op.duration_us / p->seconds : 0;
-        const double core = static_cast<double>(p->waves) * p->wave;
-        const auto time = [&](Pipe q) {
-          return p->pipes[q].busy * static_cast<double>(p->waves) * scale;
-        };
-        const auto ratio = [&](Pipe q) {
-          return core > 0 ? p->pipes[q].busy * static_cast<double>(p->waves) / core : 0.0;
-        };
-        row.push_back(detail::number(core * scale));
-        for (const Pipe q : {cube, mte1, mte2, mte3}) {
-          if (cube_op) {
-            row.push_back(detail::number(time(q)));
-            row.push_back(detail::number(ratio(q)));
-          } else {
-            row.emplace_back();
-            row.emplace_back();
-          }
-        }
-        for (const Pipe q : {vector, mte2, mte3}) {
-          const bool has = cube_op ? q == vector && p->pipes[q].busy > 0 : true;
-          row.push_back(has ? detail::number(time(q)) : "");
-          row.push_back(has ? detail::number(ratio(q)) : "");
-        }
-      } else {
-        for (int i = 0; i < 15; ++i) row.emplace_back();
-      }
-      row.push_back(phase.name);
-      row.push_back(p == nullptr ? "" : std::to_string(p->waves));
-      row.push_back(p == nullptr ? "" : bound_names[static_cast<std::size_t>(p->bound)]);
-      row.push_back(op.knowledge);
-      for (std::size_t i = 0; i < row.size(); ++i) {
-        out += (i == 0 ? "" : ",") + detail::csv_field(row[i]);
-      }
-      out += "\n";
+      detail::csv_line(out, detail::op_summary_row(m, phase, op, task++, split_soc));
     }
   }
   return out;

@@ -3,10 +3,10 @@
 #define AOE_SEARCH_ANY_SEARCH_HPP
 
 #include "aoe/core/assert.hpp"
-#include "aoe/core/concepts.hpp"
-#include "aoe/core/trial.hpp"
 #include "aoe/space/configuration.hpp"
 #include "aoe/space/space.hpp"
+#include "aoe/tuner/concepts.hpp"
+#include "aoe/vocab/trial.hpp"
 
 #include <concepts>
 #include <cstddef>

@@ -2,9 +2,7 @@
 #ifndef AOE_SEARCH_ENSEMBLE_HPP
 #define AOE_SEARCH_ENSEMBLE_HPP
 
-#include "aoe/core/concepts.hpp"
 #include "aoe/core/random.hpp"
-#include "aoe/core/trial.hpp"
 #include "aoe/search/any_search.hpp"
 #include "aoe/search/bayesian/bayesian.hpp"
 #include "aoe/search/detail/visited.hpp"
@@ -12,6 +10,8 @@
 #include "aoe/search/simulated_annealing.hpp"
 #include "aoe/space/configuration.hpp"
 #include "aoe/space/space.hpp"
+#include "aoe/tuner/concepts.hpp"
+#include "aoe/vocab/trial.hpp"
 
 #include <cmath>
 #include <cstddef>

@@ -5,13 +5,13 @@
 #ifndef AOE_SEARCH_EVOLUTIONARY_HPP
 #define AOE_SEARCH_EVOLUTIONARY_HPP
 
-#include "aoe/core/concepts.hpp"
 #include "aoe/core/random.hpp"
-#include "aoe/core/trial.hpp"
 #include "aoe/search/detail/initial_design.hpp"
 #include "aoe/search/detail/visited.hpp"
 #include "aoe/space/configuration.hpp"
 #include "aoe/space/space.hpp"
+#include "aoe/tuner/concepts.hpp"
+#include "aoe/vocab/trial.hpp"
 
 #include <algorithm>
 #include <cmath>

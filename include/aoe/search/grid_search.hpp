@@ -3,10 +3,10 @@
 #ifndef AOE_SEARCH_GRID_SEARCH_HPP
 #define AOE_SEARCH_GRID_SEARCH_HPP
 
-#include "aoe/core/concepts.hpp"
-#include "aoe/core/trial.hpp"
 #include "aoe/space/configuration.hpp"
 #include "aoe/space/space.hpp"
+#include "aoe/tuner/concepts.hpp"
+#include "aoe/vocab/trial.hpp"
 
 #include <cmath>
 #include <cstddef>

@@ -7,10 +7,10 @@
 #define AOE_SEARCH_PHASES_HPP
 
 #include "aoe/core/random.hpp"
-#include "aoe/core/trial.hpp"
 #include "aoe/search/any_search.hpp"
 #include "aoe/space/configuration.hpp"
 #include "aoe/space/space.hpp"
+#include "aoe/vocab/trial.hpp"
 
 #include <algorithm>
 #include <cstddef>

@@ -7,12 +7,12 @@
 #ifndef AOE_SEARCH_PRESCREEN_HPP
 #define AOE_SEARCH_PRESCREEN_HPP
 
-#include "aoe/core/concepts.hpp"
 #include "aoe/core/random.hpp"
-#include "aoe/core/trial.hpp"
 #include "aoe/search/detail/visited.hpp"
 #include "aoe/space/configuration.hpp"
 #include "aoe/space/space.hpp"
+#include "aoe/tuner/concepts.hpp"
+#include "aoe/vocab/trial.hpp"
 
 #include <algorithm>
 #include <cstddef>

@@ -2,11 +2,11 @@
 #ifndef AOE_SEARCH_RANDOM_SEARCH_HPP
 #define AOE_SEARCH_RANDOM_SEARCH_HPP
 
-#include "aoe/core/concepts.hpp"
 #include "aoe/core/random.hpp"
-#include "aoe/core/trial.hpp"
 #include "aoe/space/configuration.hpp"
 #include "aoe/space/space.hpp"
+#include "aoe/tuner/concepts.hpp"
+#include "aoe/vocab/trial.hpp"
 
 #include <cstddef>
 #include <cstdint>

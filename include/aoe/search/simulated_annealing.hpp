@@ -3,14 +3,14 @@
 #ifndef AOE_SEARCH_SIMULATED_ANNEALING_HPP
 #define AOE_SEARCH_SIMULATED_ANNEALING_HPP
 
-#include "aoe/core/concepts.hpp"
 #include "aoe/core/random.hpp"
-#include "aoe/core/trial.hpp"
 #include "aoe/search/cooling.hpp"
 #include "aoe/search/detail/initial_design.hpp"
 #include "aoe/search/detail/visited.hpp"
 #include "aoe/space/configuration.hpp"
 #include "aoe/space/space.hpp"
+#include "aoe/tuner/concepts.hpp"
+#include "aoe/vocab/trial.hpp"
 
 #include <algorithm>
 #include <cmath>

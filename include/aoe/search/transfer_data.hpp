@@ -5,9 +5,9 @@
 #ifndef AOE_SEARCH_TRANSFER_DATA_HPP
 #define AOE_SEARCH_TRANSFER_DATA_HPP
 
-#include "aoe/core/trial.hpp"
 #include "aoe/space/configuration.hpp"
 #include "aoe/space/space.hpp"
+#include "aoe/vocab/trial.hpp"
 
 #include <cmath>
 #include <cstddef>

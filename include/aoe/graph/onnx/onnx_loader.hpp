@@ -7,14 +7,14 @@
 #define AOE_GRAPH_ONNX_ONNX_LOADER_HPP
 
 #include "aoe/core/error.hpp"
-#include "aoe/detail/child_process.hpp"
-#include "aoe/detail/read_input.hpp"
 #include "aoe/graph/graph.hpp"
 #include "aoe/graph/input_shape.hpp"
 #include "aoe/graph/model_format.hpp"
 #include "aoe/graph/onnx/detail/constant_folding.hpp"
 #include "aoe/graph/onnx/detail/operator_mapping.hpp"
 #include "aoe/graph/onnx/detail/patterns.hpp"
+#include "aoe/io/child_process.hpp"
+#include "aoe/io/read_input.hpp"
 
 #include <onnx/checker.h>
 #include <onnx/defs/schema.h>
@@ -379,16 +379,8 @@ class OnnxReader {
   /// Applies --input_shape to the model's inputs and checks that every input dimension is now
   /// static.
   Result<void> fix_inputs() {
-    auto* g = model_.mutable_graph();
-    std::set<std::string> initializers;
-    for (const auto& t : g->initializer()) initializers.insert(t.name());
-    std::vector<onnx::ValueInfoProto*> real;
     std::string listing;
-    for (auto& in : *g->mutable_input()) {
-      if (initializers.contains(in.name()) || weights_.contains(in.name())) continue;
-      real.push_back(&in);
-      listing += (listing.empty() ? "" : ", ") + in.name();
-    }
+    const std::vector<onnx::ValueInfoProto*> real = real_inputs(listing);
     for (const auto& [name, dims] : options_.input_shapes) {
       onnx::ValueInfoProto* vi = nullptr;
       for (auto* r : real) {
@@ -401,61 +393,89 @@ class OnnxReader {
                         "inputs are: " +
                         (listing.empty() ? std::string("(none)") : listing));
       }
-      auto* tt = vi->mutable_type()->mutable_tensor_type();
-      auto* shape = tt->mutable_shape();
-      if (tt->has_shape() && shape->dim_size() != static_cast<int>(dims.size()) &&
-          shape->dim_size() > 0) {
-        return fail(Errc::invalid_argument,
-                    "--input_shape gives input '" + name + "' " + std::to_string(dims.size()) +
-                        " dimensions; the model declares " + std::to_string(shape->dim_size()));
-      }
-      for (std::size_t i = 0; i < dims.size(); ++i) {
-        if (static_cast<int>(i) < shape->dim_size()) {
-          auto* d = shape->mutable_dim(static_cast<int>(i));
-          if (d->has_dim_value() && d->dim_value() > 0 && d->dim_value() != dims[i]) {
-            return fail(Errc::invalid_argument,
-                        "--input_shape gives dimension " + std::to_string(i) + " of input '" +
-                            name + "' as " + std::to_string(dims[i]) +
-                            ", but the model fixes it at " + std::to_string(d->dim_value()));
-          }
-          d->clear_dim_param();
-          d->set_dim_value(dims[i]);
-        } else {
-          shape->add_dim()->set_dim_value(dims[i]);
-        }
-      }
+      if (auto ok = apply_input_shape(*vi, name, dims); !ok) return ok;
     }
     for (auto* vi : real) {
-      const auto& type = vi->type();
-      if (!type.has_tensor_type()) {
-        return fail(Errc::unsupported, "input '" + vi->name() +
-                                           "' is not a tensor (sequences, "
-                                           "maps and optionals are not tuned)");
-      }
-      const auto& shape = type.tensor_type().shape();
-      if (!type.tensor_type().has_shape()) {
-        return fail(Errc::unsupported, "input '" + vi->name() +
-                                           "' has no shape in the model: give it with "
-                                           "--input_shape=\"" +
-                                           vi->name() + ":d0,d1,...\"");
-      }
-      for (int i = 0; i < shape.dim_size(); ++i) {
-        const auto& d = shape.dim(i);
-        if (d.has_dim_value() && d.dim_value() > 0) continue;
-        std::string example;
-        for (int k = 0; k < shape.dim_size(); ++k) {
-          const auto& dk = shape.dim(k);
-          example += (k ? "," : "") + (dk.has_dim_value() && dk.dim_value() > 0
-                                           ? std::to_string(dk.dim_value())
-                                           : std::string("<size>"));
+      if (auto ok = check_static(*vi); !ok) return ok;
+    }
+    return {};
+  }
+
+  /// The graph's inputs that are not weights (initializers), and their names in `listing`.
+  std::vector<onnx::ValueInfoProto*> real_inputs(std::string& listing) {
+    auto* g = model_.mutable_graph();
+    std::set<std::string> initializers;
+    for (const auto& t : g->initializer()) initializers.insert(t.name());
+    std::vector<onnx::ValueInfoProto*> real;
+    for (auto& in : *g->mutable_input()) {
+      if (initializers.contains(in.name()) || weights_.contains(in.name())) continue;
+      real.push_back(&in);
+      listing += (listing.empty() ? "" : ", ") + in.name();
+    }
+    return real;
+  }
+
+  /// Gives input `vi` the sizes `dims` of --input_shape: an error when the model declares
+  /// another rank, or fixes a dimension at another size.
+  Result<void> apply_input_shape(onnx::ValueInfoProto& vi, const std::string& name,
+                                 const std::vector<std::int64_t>& dims) {
+    auto* tt = vi.mutable_type()->mutable_tensor_type();
+    auto* shape = tt->mutable_shape();
+    if (tt->has_shape() && shape->dim_size() != static_cast<int>(dims.size()) &&
+        shape->dim_size() > 0) {
+      return fail(Errc::invalid_argument,
+                  "--input_shape gives input '" + name + "' " + std::to_string(dims.size()) +
+                      " dimensions; the model declares " + std::to_string(shape->dim_size()));
+    }
+    for (std::size_t i = 0; i < dims.size(); ++i) {
+      if (static_cast<int>(i) < shape->dim_size()) {
+        auto* d = shape->mutable_dim(static_cast<int>(i));
+        if (d->has_dim_value() && d->dim_value() > 0 && d->dim_value() != dims[i]) {
+          return fail(Errc::invalid_argument,
+                      "--input_shape gives dimension " + std::to_string(i) + " of input '" + name +
+                          "' as " + std::to_string(dims[i]) + ", but the model fixes it at " +
+                          std::to_string(d->dim_value()));
         }
-        return fail(
-            Errc::unsupported,
-            "input '" + vi->name() + "', dimension " + std::to_string(i) +
-                (d.has_dim_param() ? " ('" + d.dim_param() + "')" : std::string()) +
-                " is dynamic: AOE tunes static shapes; give its size with --input_shape=\"" +
-                vi->name() + ":" + example + "\"");
+        d->clear_dim_param();
+        d->set_dim_value(dims[i]);
+      } else {
+        shape->add_dim()->set_dim_value(dims[i]);
       }
+    }
+    return {};
+  }
+
+  /// An error, naming the input and the --input_shape that would fix it, unless input `vi` is
+  /// a tensor whose every dimension has a size.
+  Result<void> check_static(const onnx::ValueInfoProto& vi) {
+    const auto& type = vi.type();
+    if (!type.has_tensor_type()) {
+      return fail(Errc::unsupported, "input '" + vi.name() +
+                                         "' is not a tensor (sequences, "
+                                         "maps and optionals are not tuned)");
+    }
+    const auto& shape = type.tensor_type().shape();
+    if (!type.tensor_type().has_shape()) {
+      return fail(Errc::unsupported, "input '" + vi.name() +
+                                         "' has no shape in the model: give it with "
+                                         "--input_shape=\"" +
+                                         vi.name() + ":d0,d1,...\"");
+    }
+    for (int i = 0; i < shape.dim_size(); ++i) {
+      const auto& d = shape.dim(i);
+      if (d.has_dim_value() && d.dim_value() > 0) continue;
+      std::string example;
+      for (int k = 0; k < shape.dim_size(); ++k) {
+        const auto& dk = shape.dim(k);
+        example += (k ? "," : "") + (dk.has_dim_value() && dk.dim_value() > 0
+                                         ? std::to_string(dk.dim_value())
+                                         : std::string("<size>"));
+      }
+      return fail(Errc::unsupported,
+                  "input '" + vi.name() + "', dimension " + std::to_string(i) +
+                      (d.has_dim_param() ? " ('" + d.dim_param() + "')" : std::string()) +
+                      " is dynamic: AOE tunes static shapes; give its size with --input_shape=\"" +
+                      vi.name() + ":" + example + "\"");
     }
     return {};
   }

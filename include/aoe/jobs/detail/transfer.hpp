@@ -9,14 +9,14 @@
 #define AOE_JOBS_DETAIL_TRANSFER_HPP
 
 #include "aoe/core/error.hpp"
-#include "aoe/core/tuner.hpp"
-#include "aoe/measure/measurement.hpp"
+#include "aoe/op/bank_key.hpp"
 #include "aoe/op/operator_desc.hpp"
-#include "aoe/repo/bank_key.hpp"
 #include "aoe/repo/knowledge_bank.hpp"
 #include "aoe/search/transfer_data.hpp"
 #include "aoe/space/configuration.hpp"
 #include "aoe/space/space.hpp"
+#include "aoe/tuner/tuner.hpp"
+#include "aoe/vocab/measurement.hpp"
 
 #include <algorithm>
 #include <cmath>

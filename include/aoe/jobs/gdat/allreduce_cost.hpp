@@ -14,7 +14,7 @@
 // then g concurrent ring all-reduces across the servers, each over the n/g bytes one device
 // holds, then all-gather inside each server (the hierarchical all-reduce of Jia et al., "Highly
 // scalable deep learning training system with mixed-precision", arXiv:1807.11205, 2018; the
-// scheme of HCCL's level-1 / level-2 model, ascend-aoe-facts.md §4.3):
+// scheme of HCCL's level-1 / level-2 model, docs/aoe-facts.md#gradient-tuning-and-hccls-split):
 //     T_2L(n) = 2 (g − 1) α₁ + 2 (g − 1)/g · n β₁ + 2 (m − 1) α₂ + 2 (m − 1)/m · (n/g) β₂
 // With one server (m = 1) both give the ring inside it. Each all-reduce also pays a fixed
 // overhead (launch and synchronisation); one device needs no all-reduce and costs 0.

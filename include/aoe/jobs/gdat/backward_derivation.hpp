@@ -30,10 +30,10 @@
 #define AOE_JOBS_GDAT_BACKWARD_DERIVATION_HPP
 
 #include "aoe/core/error.hpp"
-#include "aoe/graph/detail/name_table.hpp"
 #include "aoe/graph/fusion.hpp"
 #include "aoe/graph/graph.hpp"
 #include "aoe/graph/graph_index.hpp"
+#include "aoe/graph/name_table.hpp"
 #include "aoe/jobs/gdat/gradient_profile.hpp"
 #include "aoe/measure/simulator/runner_memo.hpp"
 #include "aoe/measure/simulator/simulator_options.hpp"

@@ -3,15 +3,14 @@
 // optimum by dynamic programming -> gradient-fusion bank lookup -> search over splits on
 // aoe::Tuner with the framework's policies (then cuts that do not shorten the step dropped) ->
 // keep the best of the search and the default (or the bank's) -> bank accounting (hit / add /
-// update / reserved / unsatisfied) -> result file (ascend-aoe-facts.md §2.5(d), §4.3;
-// docs/gdat.md).
+// update / reserved / unsatisfied) -> result file (docs/gdat.md; AOE's side:
+// docs/aoe-facts.md#gradient-tuning-and-hccls-split, docs/aoe-facts.md#gradient-fusion-bank).
 #ifndef AOE_JOBS_GDAT_JOB_HPP
 #define AOE_JOBS_GDAT_JOB_HPP
 
 // What every job uses comes with the skeleton (job_skeleton.hpp), and the pieces of this
 // job's folder bring what they use; GDAT adds:
 #include "aoe/core/random.hpp"
-#include "aoe/core/stop_conditions.hpp"
 #include "aoe/jobs/detail/transfer.hpp"
 #include "aoe/jobs/gdat/cluster.hpp"
 #include "aoe/jobs/gdat/gdat_report.hpp"
@@ -22,8 +21,10 @@
 #include "aoe/jobs/gdat/split_measure.hpp"
 #include "aoe/jobs/gdat/split_space.hpp"
 #include "aoe/jobs/gdat/split_strategy.hpp"
+#include "aoe/jobs/job_driver.hpp"
 #include "aoe/jobs/job_run.hpp"
 #include "aoe/jobs/job_skeleton.hpp"
+#include "aoe/tuner/stop_conditions.hpp"
 
 #include <unistd.h>
 
@@ -317,10 +318,109 @@ inline void gdat_describe(const GdatTask& task, const gdat::Cluster& cluster,
 
 }  // namespace detail
 
-/// Runs GDAT. Errors: invalid options or inputs (Errc::invalid_argument, naming the option or
-/// the field), the bank and the result file (the environment). When `options.run.stop` is set
-/// during the search, the job ends after the current batch with the report marked "tune tuning
-/// incomplete" and returns Errc::interrupted, with the job so far in `partial`.
+namespace detail {
+
+/// GDAT's schedule (job_driver.hpp): one task, the model's split: a bank hit, or one search
+/// (whose batches `options.run.executor` spreads) and its accounting. The search looks at the
+/// stop flag itself.
+class GdatSchedule {
+ public:
+  using Output = GdatJobResult;
+  static constexpr std::string_view job = "gdat";
+  static constexpr bool late_stop_interrupts = false;
+
+  GdatSchedule(const gdat::GradientProfile& profile, const gdat::Cluster& cluster,
+               gdat::GradientFusionBank& bank, const GdatOptions& options)
+      : profile_(profile), cluster_(cluster), bank_(bank), options_(options) {}
+
+  [[nodiscard]] const std::string& name() const { return profile_.name; }
+
+  [[nodiscard]] Result<void> check() { return bank_.check_writable(); }
+
+  [[nodiscard]] Result<std::size_t> prepare(Output& out) {
+    model_.emplace(profile_, cluster_);
+    task_.emplace(GdatTask{profile_, *model_, gdat_cluster_key(cluster_, options_.max_segments),
+                           options_.run.executor.run
+                               ? std::make_shared<const GdatContext>(
+                                     GdatContext{profile_, cluster_, options_.max_segments})
+                               : nullptr});
+    gdat_describe(*task_, cluster_, options_, out.report);
+    return 1;
+  }
+
+  [[nodiscard]] bool stop_point(std::size_t /*task*/) const { return false; }
+
+  [[nodiscard]] Result<TaskDone> run_task(std::size_t /*task*/, Output& out) {
+    GdatReport& rep = out.report;
+    auto found = bank_.lookup(rep.model_hash, task_->cluster_key);
+    if (!found) return found.error();
+    std::optional<GdatSplit> stored;
+    // A record written for another gradient list: tune as if new, then replace it.
+    const bool stale = found->has_value() &&
+                       !(*found)->split.valid_for(model_->gradients(), options_.max_segments);
+    if (found->has_value() && !stale) stored = task_->summary((*found)->split);
+    if (stored && !options_.repeat_tune) {
+      std::tie(rep.result, rep.strategy_source, rep.outcome) =
+          std::tuple{*stored, "bank", GdatOutcome::hit};
+    } else {
+      std::optional<GdatSplit> best;
+      if (!gdat_search(*task_, stored, options_, rep, best)) return TaskDone{false, true};
+      if (auto ok = account(rep, stored, stale, best); !ok) return ok.error();
+    }
+    rep.timeline = model_->timeline(rep.result->split);
+    rep.baseline_timeline = model_->timeline(rep.baseline.split);
+    return TaskDone{};
+  }
+
+  void finished(std::size_t /*task*/, const Output& /*out*/) const {}
+
+  [[nodiscard]] Result<void> write_model(const Output& /*out*/) const { return {}; }
+
+ private:
+  /// After the search: the split the job uses (the search's best, the exact optimum with
+  /// --gdat_exact when it is faster, else what the job started from) and the bank written.
+  [[nodiscard]] Result<void> account(GdatReport& rep, const std::optional<GdatSplit>& stored,
+                                     bool stale, std::optional<GdatSplit> best) {
+    if (!best) best = task_->summary(gdat::SplitStrategy{{model_->gradients() - 1}});  // no budget
+    rep.search_best = best;
+    std::string source = "search";
+    if (options_.exact && gdat::faster(rep.optimum.seconds, best->seconds)) {
+      best = rep.optimum;
+      source = "exact";
+    }
+    const bool baseline_fits = rep.baseline.split.segments() <= options_.max_segments;
+    const std::optional<GdatSplit> reference =
+        stored ? stored : (baseline_fits ? std::optional<GdatSplit>(rep.baseline) : std::nullopt);
+    const auto record = [&](const GdatSplit& s, std::string policy) {
+      return bank_.store(gdat_record(*task_, rep, s, std::move(policy)), stale);
+    };
+    auto acc = aoe::account(
+        stored.has_value(), false, !reference || gdat::faster(best->seconds, reference->seconds),
+        options_.run.record_unsatisfied,
+        [&] { return record(*best, source == "exact" ? "exact" : options_.search); },
+        [&] { return record(*reference, "default"); });
+    if (!acc) return acc.error();
+    rep.outcome = acc->outcome;
+    rep.result = acc->use_found ? *best : *reference;
+    rep.strategy_source = acc->use_found ? source : (stored ? "bank" : "default");
+    return {};
+  }
+
+  const gdat::GradientProfile& profile_;
+  const gdat::Cluster& cluster_;
+  gdat::GradientFusionBank& bank_;
+  const GdatOptions& options_;
+  std::optional<gdat::IterationModel> model_;
+  std::optional<GdatTask> task_;
+};
+
+}  // namespace detail
+
+/// Runs GDAT, by the job driver (job_driver.hpp). Errors: invalid options or inputs
+/// (Errc::invalid_argument, naming the option or the field), the bank and the result file (the
+/// environment). When `options.run.stop` is set during the search, the job ends after the
+/// current batch with the report marked "tune tuning incomplete" and returns Errc::interrupted,
+/// with the job so far in `partial`.
 [[nodiscard]] inline Result<GdatJobResult> run_gdat(const gdat::GradientProfile& profile,
                                                     const gdat::Cluster& cluster,
                                                     gdat::GradientFusionBank& bank,
@@ -328,63 +428,8 @@ inline void gdat_describe(const GdatTask& task, const gdat::Cluster& cluster,
                                                     GdatJobResult* partial = nullptr) {
   if (auto ok = detail::gdat_check(profile, cluster, options); !ok) return ok.error();
   if (auto search = make_gdat_search(options.search); !search) return search.error();
-  GdatJobResult job;
-  GdatReport& rep = job.report;
-  auto frame = JobFrame<GdatReport>::start(rep, profile.name, options.run.result_dir, "gdat");
-  if (!frame) return frame.error();
-  job.result_file = frame->result_file();
-  if (auto ok = bank.check_writable(); !ok) return ok.error();
-  const gdat::IterationModel model(profile, cluster);
-  const detail::GdatTask task{
-      profile, model, gdat_cluster_key(cluster, options.max_segments),
-      options.run.executor.run
-          ? std::make_shared<const GdatContext>(GdatContext{profile, cluster, options.max_segments})
-          : nullptr};
-  detail::gdat_describe(task, cluster, options, rep);
-  if (auto ok = frame->write(); !ok) return ok.error();
-
-  auto found = bank.lookup(rep.model_hash, task.cluster_key);
-  if (!found) return found.error();
-  std::optional<GdatSplit> stored;
-  // A record written for another gradient list: tune as if new, then replace it.
-  const bool stale =
-      found->has_value() && !(*found)->split.valid_for(model.gradients(), options.max_segments);
-  if (found->has_value() && !stale) stored = task.summary((*found)->split);
-  if (stored && !options.repeat_tune) {
-    std::tie(rep.result, rep.strategy_source, rep.outcome) =
-        std::tuple{*stored, "bank", GdatOutcome::hit};
-  } else {
-    std::optional<GdatSplit> best;
-    if (!detail::gdat_search(task, stored, options, rep, best)) {
-      if (auto ok = frame->finish(true, job, partial); !ok) return ok.error();
-    }
-    if (!best) best = task.summary(gdat::SplitStrategy{{model.gradients() - 1}});  // no budget
-    rep.search_best = best;
-    std::string source = "search";
-    if (options.exact && gdat::faster(rep.optimum.seconds, best->seconds)) {
-      best = rep.optimum;
-      source = "exact";
-    }
-    const bool baseline_fits = rep.baseline.split.segments() <= options.max_segments;
-    const std::optional<GdatSplit> reference =
-        stored ? stored : (baseline_fits ? std::optional<GdatSplit>(rep.baseline) : std::nullopt);
-    const auto record = [&](const GdatSplit& s, std::string policy) {
-      return bank.store(detail::gdat_record(task, rep, s, std::move(policy)), stale);
-    };
-    auto acc = account(
-        stored.has_value(), false, !reference || gdat::faster(best->seconds, reference->seconds),
-        options.run.record_unsatisfied,
-        [&] { return record(*best, source == "exact" ? "exact" : options.search); },
-        [&] { return record(*reference, "default"); });
-    if (!acc) return acc.error();
-    rep.outcome = acc->outcome;
-    rep.result = acc->use_found ? *best : *reference;
-    rep.strategy_source = acc->use_found ? source : (stored ? "bank" : "default");
-  }
-  rep.timeline = model.timeline(rep.result->split);
-  rep.baseline_timeline = model.timeline(rep.baseline.split);
-  if (auto ok = frame->finish(false, job, partial); !ok) return ok.error();
-  return job;
+  detail::GdatSchedule schedule(profile, cluster, bank, options);
+  return run_job(schedule, options.run.result_dir, options.run.stop, partial);
 }
 
 }  // namespace aoe

@@ -7,11 +7,11 @@
 #define AOE_JOBS_GDAT_REPORT_HPP
 
 #include "aoe/core/error.hpp"
-#include "aoe/jobs/detail/result_file.hpp"
 #include "aoe/jobs/gdat/cluster.hpp"
 #include "aoe/jobs/gdat/gradient_fusion_bank.hpp"
 #include "aoe/jobs/gdat/iteration_model.hpp"
 #include "aoe/jobs/gdat/split_strategy.hpp"
+#include "aoe/jobs/result_file.hpp"
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>

@@ -1,5 +1,6 @@
 // The gradient-fusion bank: the split tuned for a model on a cluster, kept on disk so that the
-// next job reuses it (ascend-aoe-facts.md §2.5(d)). One file per SoC, beside SGAT's graph bank,
+// next job reuses it (docs/gdat.md#the-gradient-fusion-bank; AOE's:
+// docs/aoe-facts.md#gradient-fusion-bank). One file per SoC, beside SGAT's graph bank,
 //     <graph bank root>/<soc_version>_gradient_fusion.json
 // (the root: TUNE_BANK_PATH, else ${ASCEND_CACHE_PATH}/aoe_data, else
 // ${HOME}/Ascend/latest/data/aoe/custom/graph; aoe::Environment::graph_bank_root()), holding,
@@ -18,17 +19,17 @@
 #define AOE_JOBS_GDAT_GRADIENT_FUSION_BANK_HPP
 
 #include "aoe/core/error.hpp"
-#include "aoe/detail/parse_json.hpp"
-#include "aoe/detail/read_input.hpp"
-#include "aoe/detail/write_json.hpp"
 #include "aoe/io/atomic_file.hpp"
+#include "aoe/io/parse_json.hpp"
+#include "aoe/io/read_input.hpp"
+#include "aoe/io/write_json.hpp"
 #include "aoe/jobs/gdat/iteration_model.hpp"
 #include "aoe/jobs/gdat/split_strategy.hpp"
 #include "aoe/repo/bank_access.hpp"
-#include "aoe/repo/detail/bank_file.hpp"
-#include "aoe/repo/detail/bank_store.hpp"
-#include "aoe/repo/record.hpp"
+#include "aoe/repo/bank_file.hpp"
+#include "aoe/repo/bank_store.hpp"
 #include "aoe/version.hpp"
+#include "aoe/vocab/record.hpp"
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>

@@ -1,7 +1,7 @@
 // A training model as gradient tuning (GDAT) sees it: its gradients in the order backward
 // computation makes them ready, each with the backward compute time that precedes it and its
 // size. AOE's GDAT measures the same two lists (gradientTime, gradientSize) from profiling
-// (ascend-aoe-facts.md §2.5(d), §4.3); docs/gdat.md.
+// (docs/aoe-facts.md#gradient-tuning-and-hccls-split); docs/gdat.md.
 #ifndef AOE_JOBS_GDAT_GRADIENT_PROFILE_HPP
 #define AOE_JOBS_GDAT_GRADIENT_PROFILE_HPP
 

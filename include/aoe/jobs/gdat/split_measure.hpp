@@ -7,9 +7,9 @@
 #include "aoe/jobs/gdat/iteration_model.hpp"
 #include "aoe/jobs/gdat/split_space.hpp"
 #include "aoe/measure/measure_each.hpp"
-#include "aoe/measure/measurement.hpp"
 #include "aoe/space/configuration.hpp"
 #include "aoe/space/space.hpp"
+#include "aoe/vocab/measurement.hpp"
 
 #include <span>
 #include <vector>

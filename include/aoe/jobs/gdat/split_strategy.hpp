@@ -1,5 +1,6 @@
 // A gradient split: the gradients, in backward order, cut into at most 8 contiguous segments,
-// one all-reduce each. Written both ways HCCL takes it (ascend-aoe-facts.md §4.3):
+// one all-reduce each. Written both ways HCCL takes it
+// (docs/aoe-facts.md#gradient-tuning-and-hccls-split):
 // `set_split_strategy_by_idx(idxList)` — the last gradient index of each segment, ascending, the
 // last one the gradient count − 1 (HCCL's example: [20, 100, 159] for 160 gradients) — and
 // `set_split_strategy_by_size(dataSizeList)` — each segment's share of the gradient bytes in

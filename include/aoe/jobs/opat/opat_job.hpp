@@ -1,7 +1,8 @@
 // The OPAT job (operator tuning, AOE job_type 2): graph -> fusion -> one task per fused operator
 // -> bank lookup -> tune Schedule (and Format, Impl) on aoe::Tuner -> account each operator as
 // hit / add / update / reserved / unsatisfied / failed -> result file rewritten after every
-// operator -> tuned model (ascend-aoe-facts.md §2.5, §4.1; seeds/aoe-subgraph-operator-tuning.txt).
+// operator -> tuned model (docs/cli.md#what-a-job-does; AOE's OPAT, its bank and result file, with
+// sources: docs/aoe-facts.md).
 #ifndef AOE_JOBS_OPAT_JOB_HPP
 #define AOE_JOBS_OPAT_JOB_HPP
 
@@ -9,6 +10,7 @@
 // job's folder bring what they use; OPAT adds:
 #include "aoe/graph/fusion.hpp"
 #include "aoe/jobs/detail/transfer.hpp"
+#include "aoe/jobs/job_driver.hpp"
 #include "aoe/jobs/job_run.hpp"
 #include "aoe/jobs/job_skeleton.hpp"
 #include "aoe/jobs/opat/opat_report.hpp"
@@ -38,10 +40,10 @@ inline constexpr JobBudgetPresets opat_budget_preset{.o2 = {.evaluations = 400, 
                                                      .o1 = {.evaluations = 1500, .patience = 500}};
 
 /// The search policy OPAT uses for `name`: "evolutionary" is a genetic search configured for
-/// operator schedules (AOE's own Schedule tuner is a GA; ascend-aoe-facts.md §4.1), with a
-/// smaller population than AOE's 50 because our budget per operator is smaller; every other
-/// name is `make_search(name, start)`. `start.initial` are measured first
-/// (docs/search.md#transfer).
+/// operator schedules (AOE's own Schedule tuner is a GA;
+/// docs/aoe-facts.md#operator-tuning-schedule-format-impl), with a smaller population than
+/// AOE's 50 because our budget per operator is smaller; every other name is
+/// `make_search(name, start)`. `start.initial` are measured first (docs/search.md#transfer).
 [[nodiscard]] inline Result<AnySearch> make_opat_search(std::string_view name,
                                                         const SearchStart& start = {}) {
   if (name == "evolutionary") {
@@ -831,105 +833,145 @@ template <class Backend>
   return tuned;
 }
 
+namespace detail {
+
+/// OPAT's schedule (job_driver.hpp): the selected operators of the fused graph, in graph order,
+/// tuned in a pipeline (job_skeleton.hpp): tasks are planned, and their steps queued, while
+/// fewer than job_pipeline_depth searching steps are planned and not accounted; accounted in
+/// order.
+template <class Backend>
+class OpatSchedule {
+ public:
+  using Output = OpatJobResult;
+  using Runner = opat_runner_t<Backend>;
+  static constexpr std::string_view job = "opat";
+  static constexpr bool late_stop_interrupts = true;
+
+  OpatSchedule(const Graph& graph, Backend& backend, KnowledgeBank& bank,
+               const OpatOptions& options)
+      : graph_(graph), backend_(backend), bank_(bank), options_(options) {}
+
+  [[nodiscard]] const std::string& name() const { return graph_.name; }
+
+  [[nodiscard]] Result<void> check() {
+    if (auto ok = bank_.check_writable(options_.scope, opat_kinds(options_)); !ok) return ok;
+    if (auto s = make_opat_search(options_.search); !s) return s.error();
+    return {};
+  }
+
+  [[nodiscard]] Result<std::size_t> prepare(Output& out) {
+    out.tuned_model_file = options_.tuned_model.value_or(
+        default_tuned_model_path(options_.run.result_dir, graph_.name, out.report.timestamp));
+    auto state = opat_job_state(bank_, options_);
+    if (!state) return state.error();
+    job_ = std::move(*state);
+    fused_ = fuse(graph_);
+    tasks_ = opat_tasks(fused_, options_);
+    // At most one of each per task: reserved, so that they are never copied to grow (pages not
+    // written are not touched).
+    out.report.operators.reserve(tasks_.size());
+    tuned_.reserve(tasks_.size());
+    return tasks_.size();
+  }
+
+  [[nodiscard]] bool stop_point(std::size_t /*task*/) const { return true; }
+
+  [[nodiscard]] Result<TaskDone> run_task(std::size_t t, Output& out) {
+    if (!queue_) queue_ = make_step_queue(options_.run.executor, local_);
+    if (auto ok = plan_ahead(); !ok) return ok.error();
+    auto task = opat_account_operator(backend_, fused_[tasks_[t]], tasks_[t], planned_.front(),
+                                      bank_, options_, *job_, *queue_);
+    std::set<TuningKey> written;
+    for (const auto& k : planned_.front().kinds) {
+      if (k.action == OpatKindPlan<Runner>::Action::tune) written.insert(k.key);
+    }
+    pipe_.accounted_one(planned_.front().tuning);
+    planned_.pop_front();
+    if (!task) return task.error();
+    if (auto ok = opat_measure_ahead(planned_, written, bank_, options_, *queue_); !ok)
+      return ok.error();
+    OpatOperatorReport& rep = task->report;
+    const bool interrupted = task->interrupted;
+    // An operator with nothing tunable is not reported.
+    reported_ = !rep.error.empty() || !rep.kinds.empty() || interrupted;
+    if (!reported_) return TaskDone{};
+    // Rewritten after every operator that was tuned or failed; bank hits (microseconds each)
+    // are folded into the next write, and the job's end writes the file in any case.
+    const bool rewrite = rep.evaluations > 0 || !rep.error.empty() || interrupted;
+    if (!interrupted) {
+      if (rep.error.empty()) tuned_.push_back(std::move(task->chosen));
+      out.report.operators.push_back(std::move(rep));
+    }
+    return TaskDone{rewrite, interrupted};
+  }
+
+  void finished(std::size_t t, const Output& out) {
+    if (reported_) event(OpatEvent::Kind::finished, t, &out.report.operators.back());
+  }
+
+  [[nodiscard]] Result<void> write_model(const Output& out) {
+    return write_tuned_model(graph_, tuned_, out.tuned_model_file);
+  }
+
+ private:
+  void event(OpatEvent::Kind kind, std::size_t t, const OpatOperatorReport* op) const {
+    if (options_.run.on_event) {
+      const auto& o = fused_[tasks_[t]].op;
+      options_.run.on_event(OpatEvent{{kind, t, tasks_.size(), op, o.name}, o.type});
+    }
+  }
+
+  /// Plans, and queues the steps of, the tasks after the last planned one while fewer than
+  /// job_pipeline_depth searching steps are planned and not accounted.
+  [[nodiscard]] Result<void> plan_ahead() {
+    for (; next_ < tasks_.size() && pipe_.tuning < job_pipeline_depth; ++next_) {
+      event(OpatEvent::Kind::started, next_, nullptr);
+      auto p = opat_plan_operator(backend_, fused_[tasks_[next_]].op, tasks_[next_], next_, bank_,
+                                  options_, *job_, pipe_, *queue_);
+      if (!p) return p.error();
+      pipe_.tuning += p->tuning;
+      planned_.push_back(std::move(*p));
+    }
+    return {};
+  }
+
+  const Graph& graph_;
+  Backend& backend_;
+  KnowledgeBank& bank_;
+  const OpatOptions& options_;
+  std::optional<OpatJobState> job_;
+  std::vector<FusedOperator> fused_;
+  std::vector<std::size_t> tasks_;
+  std::vector<TunedOperator> tuned_;
+  const StepFunction<OpatStepRequest, StepOutcome> local_ = [this](const OpatStepRequest& q) {
+    return opat_step(backend_, fused_[q.op].op, q, options_.run.stop);
+  };
+  std::unique_ptr<StepQueue<OpatStepRequest, StepOutcome>> queue_;
+  std::deque<OpatOperatorPlan<Runner>> planned_;
+  OpatPipeline pipe_;
+  std::size_t next_ = 0;   ///< the next task to plan
+  bool reported_ = false;  ///< the task just accounted has an entry in the report
+};
+
+}  // namespace detail
+
 /// Runs OPAT on `graph`. `backend.create(const OperatorDesc&, KnowledgeKind)` returns a
 /// `Result<R>` for a runner R with `space()`, `default_configuration()` and a thread-safe
 /// `evaluate(const Configuration&) const -> Measurement` (aoe::Runner<device::Simulator> through
 /// jobs/simulator_backend.hpp). The operators are tuned in a pipeline (job_skeleton.hpp), their
-/// steps run by `options.run.executor` (here, or over MPI ranks). Errors are those of the
-/// environment (bank, result file); an operator that cannot be tuned is reported in
-/// `tuning_failed_operators` and the job goes on. When `options.run.stop` is set during the job,
-/// the job ends after the current batch with the report marked "tune tuning incomplete" and
-/// returns Errc::interrupted with the result in `partial`. The result file is written durably at
-/// the end (JobFrame::finish); the tuned model is renamed into place (atomic, not fsynced).
+/// steps run by `options.run.executor` (here, or over MPI ranks), by the job driver
+/// (job_driver.hpp). Errors are those of the environment (bank, result file); an operator that
+/// cannot be tuned is reported in `tuning_failed_operators` and the job goes on. When
+/// `options.run.stop` is set during the job, the job ends after the current batch with the
+/// report marked "tune tuning incomplete" and returns Errc::interrupted with the result in
+/// `partial`. The result file is written durably at the end (JobFrame::finish); the tuned model
+/// is renamed into place (atomic, not fsynced).
 template <class Backend>
 [[nodiscard]] Result<OpatJobResult> run_opat(const Graph& graph, Backend& backend,
                                              KnowledgeBank& bank, const OpatOptions& options,
                                              OpatJobResult* partial = nullptr) {
-  OpatJobResult out;
-  auto frame = start_job(
-      out.report, graph.name, options.run.result_dir, "opat",
-      [&] { return bank.check_writable(options.scope, detail::opat_kinds(options)); },
-      [&]() -> Result<void> {
-        if (auto s = make_opat_search(options.search); !s) return s.error();
-        return {};
-      });
-  if (!frame) return frame.error();
-  out.result_file = frame->result_file();
-  out.tuned_model_file = options.tuned_model.value_or(
-      default_tuned_model_path(options.run.result_dir, graph.name, out.report.timestamp));
-  auto job = detail::opat_job_state(bank, options);
-  if (!job) return job.error();
-  const auto fused = fuse(graph);
-  const std::vector<std::size_t> tasks = detail::opat_tasks(fused, options);
-  if (auto ok = frame->write(); !ok) return ok.error();
-  // At most one of each per task: reserved, so that they are never copied to grow (pages not
-  // written are not touched).
-  out.report.operators.reserve(tasks.size());
-  std::vector<TunedOperator> tuned;
-  tuned.reserve(tasks.size());
-  const auto stopping = [&] { return options.run.stop != nullptr && options.run.stop->load(); };
-  const auto event = [&](OpatEvent::Kind kind, std::size_t t, const OpatOperatorReport* op) {
-    if (options.run.on_event) {
-      const auto& o = fused[tasks[t]].op;
-      options.run.on_event(OpatEvent{{kind, t, tasks.size(), op, o.name}, o.type});
-    }
-  };
-  const StepFunction<OpatStepRequest, StepOutcome> local = [&](const OpatStepRequest& q) {
-    return opat_step(backend, fused[q.op].op, q, options.run.stop);
-  };
-  // The pipeline (job_skeleton.hpp): tasks are planned, and their steps queued, while fewer
-  // than job_pipeline_depth searching steps are planned and not accounted; accounted in order.
-  const auto queue = make_step_queue(options.run.executor, local);
-  std::deque<detail::OpatOperatorPlan<detail::opat_runner_t<Backend>>> planned;
-  detail::OpatPipeline pipe;
-  std::size_t next = 0;
-  const auto plan_ahead = [&]() -> Result<void> {
-    for (; next < tasks.size() && pipe.tuning < job_pipeline_depth; ++next) {
-      event(OpatEvent::Kind::started, next, nullptr);
-      auto p = detail::opat_plan_operator(backend, fused[tasks[next]].op, tasks[next], next, bank,
-                                          options, *job, pipe, *queue);
-      if (!p) return p.error();
-      pipe.tuning += p->tuning;
-      planned.push_back(std::move(*p));
-    }
-    return {};
-  };
-  bool interrupted = false;
-  for (std::size_t t = 0; t < tasks.size() && !interrupted && !stopping(); ++t) {
-    if (auto ok = plan_ahead(); !ok) return ok.error();
-    auto task = detail::opat_account_operator(backend, fused[tasks[t]], tasks[t], planned.front(),
-                                              bank, options, *job, *queue);
-    std::set<TuningKey> written;
-    for (const auto& k : planned.front().kinds) {
-      if (k.action == detail::OpatKindPlan<detail::opat_runner_t<Backend>>::Action::tune)
-        written.insert(k.key);
-    }
-    pipe.accounted_one(planned.front().tuning);
-    planned.pop_front();
-    if (!task) return task.error();
-    if (auto ok = detail::opat_measure_ahead(planned, written, bank, options, *queue); !ok)
-      return ok.error();
-    OpatOperatorReport& rep = task->report;
-    interrupted = task->interrupted;
-    if (!rep.error.empty() || !rep.kinds.empty() || interrupted) {  // else nothing tunable
-      // Rewritten after every operator that was tuned or failed; bank hits (microseconds each)
-      // are folded into the next write, and the job's end writes the file in any case.
-      const bool rewrite = rep.evaluations > 0 || !rep.error.empty() || interrupted;
-      if (!interrupted) {
-        if (rep.error.empty()) tuned.push_back(std::move(task->chosen));
-        out.report.operators.push_back(std::move(rep));
-      }
-      if (rewrite) {
-        if (auto ok = frame->write(); !ok) return ok.error();
-      }
-      if (!interrupted) event(OpatEvent::Kind::finished, t, &out.report.operators.back());
-    }
-  }
-  if (auto ok = frame->finish(interrupted || stopping(), out, partial); !ok) {
-    return ok.error();
-  }
-  if (auto ok = write_tuned_model(graph, tuned, out.tuned_model_file); !ok) return ok.error();
-  return out;
+  detail::OpatSchedule<Backend> schedule(graph, backend, bank, options);
+  return run_job(schedule, options.run.result_dir, options.run.stop, partial);
 }
 
 }  // namespace aoe

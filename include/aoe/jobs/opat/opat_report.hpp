@@ -1,5 +1,5 @@
 // AOE's operator-tuning result file, aoe_result_opat_${YYYYMMDD_HHMMSSMS}_${pid}.json, in the
-// report schema of seeds/aoe-subgraph-operator-tuning.txt and aoe-tuning-result-viewing.txt:
+// report schema of AOE's documentation (docs/aoe-facts.md#result-files):
 //   {"report_${timestamp}_${tid}": [{"basic": {...}}, {"OPAT": {...}}]}
 // Rewritten atomically after every operator, so it is valid JSON at every moment.
 #ifndef AOE_JOBS_OPAT_REPORT_HPP
@@ -7,8 +7,8 @@
 
 #include "aoe/core/error.hpp"
 #include "aoe/jobs/chosen_knowledge.hpp"
-#include "aoe/jobs/detail/result_file.hpp"
-#include "aoe/repo/bank_key.hpp"
+#include "aoe/jobs/result_file.hpp"
+#include "aoe/op/bank_key.hpp"
 #include "aoe/repo/knowledge_bank.hpp"
 
 #include <boost/json/array.hpp>

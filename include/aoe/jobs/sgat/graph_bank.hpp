@@ -1,5 +1,5 @@
-// SGAT's graph bank (AOE's subgraph "model bank"; ascend-aoe-facts.md §2.5(c)): one file per
-// SoC, <root>/<soc_version in lower case>_l2cache.json, in JSON lines. The first line is
+// SGAT's graph bank (AOE's subgraph "model bank"; docs/aoe-facts.md#subgraph-graph-bank): one
+// file per SoC, <root>/<soc_version in lower case>_l2cache.json, in JSON lines. The first line is
 // {"version": "2.1"}; each other line is one subgraph's strategy:
 //   {"repo_key": "<decimal 64-bit key>", "modelName", "graphID",
 //    "feature": {"feature": [{"struct": [{"op", "in": [shapes], "dsize": [bytes per element]}]}]},
@@ -15,18 +15,18 @@
 #define AOE_JOBS_SGAT_GRAPH_BANK_HPP
 
 #include "aoe/core/error.hpp"
-#include "aoe/detail/parse_json.hpp"
-#include "aoe/detail/read_input.hpp"
-#include "aoe/detail/write_json.hpp"
 #include "aoe/io/atomic_file.hpp"
+#include "aoe/io/parse_json.hpp"
+#include "aoe/io/read_input.hpp"
+#include "aoe/io/write_json.hpp"
 #include "aoe/jobs/sgat/subgraph_key.hpp"
 #include "aoe/repo/bank_access.hpp"
-#include "aoe/repo/detail/bank_file.hpp"
-#include "aoe/repo/detail/bank_store.hpp"
+#include "aoe/repo/bank_file.hpp"
+#include "aoe/repo/bank_store.hpp"
 #include "aoe/repo/knowledge_bank.hpp"
-#include "aoe/repo/record.hpp"
 #include "aoe/space/value.hpp"
 #include "aoe/version.hpp"
+#include "aoe/vocab/record.hpp"
 
 #include <boost/json/object.hpp>
 #include <boost/json/parse.hpp>

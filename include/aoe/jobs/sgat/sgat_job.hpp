@@ -9,12 +9,14 @@
 // What every job uses comes with the skeleton (job_skeleton.hpp), and the pieces of this
 // job's folder bring what they use; SGAT adds:
 #include "aoe/jobs/detail/transfer.hpp"
+#include "aoe/jobs/job_driver.hpp"
 #include "aoe/jobs/job_run.hpp"
 #include "aoe/jobs/job_skeleton.hpp"
 #include "aoe/jobs/parallel_measure.hpp"
 #include "aoe/jobs/sgat/graph_bank.hpp"
 #include "aoe/jobs/sgat/sgat_report.hpp"
 #include "aoe/jobs/sgat/subgraph_scorer.hpp"
+#include "aoe/jobs/simulator_backend.hpp"
 #include "aoe/jobs/tuned_model_writer.hpp"
 
 #include <boost/json/array.hpp>
@@ -458,82 +460,121 @@ struct SgatWave {
       request.seed, StepLimits{request.budget, request.batch_size, stop}));
 }
 
-/// Runs SGAT on `graph` for `soc`, with the graph bank `bank`. The subgraphs are tuned in waves
-/// (job_skeleton.hpp), their steps run by `options.run.executor` (here, or over MPI ranks). Errors
-/// are those of the environment (bank, work directory, result file) and a bad search name; a
-/// subgraph that cannot be timed (an operator the simulator has no model for) is reported in
-/// `tuning_failed_subgraphs` and the job goes on. When `options.run.stop` is set during the job,
-/// the job ends after the current batch with the report saying "tune tuning incomplete" and
-/// returns Errc::interrupted with the result in `partial`.
-[[nodiscard]] inline Result<SgatJobResult> run_sgat(const Graph& graph, const sim::Soc& soc,
+namespace detail {
+
+/// SGAT's schedule (job_driver.hpp): the model's subgraphs in order, tuned in waves of
+/// job_wave_width (job_skeleton.hpp): a wave is planned, its steps run at once, then its
+/// subgraphs are accounted one by one. The stop flag is looked at before each wave.
+class SgatSchedule {
+ public:
+  using Output = SgatJobResult;
+  static constexpr std::string_view job = "sgat";
+  static constexpr bool late_stop_interrupts = true;
+
+  SgatSchedule(const Graph& graph, const sim::Soc& soc, GraphBank& bank, const SgatOptions& options)
+      : graph_(graph), soc_(soc), bank_(bank), options_(options) {}
+
+  [[nodiscard]] const std::string& name() const { return graph_.name; }
+
+  [[nodiscard]] Result<void> check() {
+    if (auto s = make_search(options_.search); !s) return s.error();
+    return bank_.check_writable(soc_.name);
+  }
+
+  [[nodiscard]] Result<std::size_t> prepare(Output& out) {
+    out.tuned_model_file = options_.tuned_model.value_or(
+        default_tuned_model_path(options_.run.result_dir, graph_.name, out.report.timestamp));
+    tasks_ = sgat_tasks(graph_, soc_, options_, out.report.baseline_ms);
+    out.subgraphs = tasks_.size();
+    // The tuned model: the graph with each subgraph's strategy on its nodes.
+    model_ = tuned_model_json(graph_, {});
+    job_ = SgatJobState{graph_.name, {}, {}};
+    return tasks_.size();
+  }
+
+  [[nodiscard]] bool stop_point(std::size_t t) const { return t % job_wave_width == 0; }
+
+  [[nodiscard]] Result<TaskDone> run_task(std::size_t i, Output& out) {
+    if (i % job_wave_width == 0) {
+      if (auto ok = run_wave(i); !ok) return ok.error();
+    }
+    const auto& plan = plans_[i % job_wave_width];
+    SgatSubgraphReport rep;
+    auto stopped = sgat_subgraph(
+        tasks_[i], plan, plan.action == SgatPlan::Action::tune ? &steps_[plan.step] : nullptr,
+        bank_, soc_, options_, job_, rep, model_["nodes"].as_array());
+    if (!stopped) return stopped.error();
+    const bool interrupted = *stopped;
+    if (!interrupted) out.report.subgraphs.push_back(rep);
+    // Rewritten after every subgraph that was tuned or failed; bank hits are folded into the
+    // next write, and the job's end writes the file in any case.
+    return TaskDone{rep.evaluations > 0 || rep.failed() || interrupted, interrupted};
+  }
+
+  void finished(std::size_t i, const Output& out) const {
+    event(SgatEvent::Kind::finished, i, &out.report.subgraphs.back());
+  }
+
+  [[nodiscard]] Result<void> write_model(const Output& out) const {
+    auto text = aoe::detail::serialize_json(model_, out.tuned_model_file.string());
+    if (!text) return text.error();
+    return write_tuned_model_text(out.tuned_model_file, *text);
+  }
+
+ private:
+  void event(SgatEvent::Kind kind, std::size_t i, const SgatSubgraphReport* s) const {
+    if (options_.run.on_event)
+      options_.run.on_event({kind, i, tasks_.size(), s, tasks_[i].subgraph.name});
+  }
+
+  /// Plans the wave that starts at task `first` (a task learns only from earlier waves) and
+  /// runs its steps at once, here or over the ranks.
+  [[nodiscard]] Result<void> run_wave(std::size_t first) {
+    const std::size_t end = std::min(tasks_.size(), first + job_wave_width);
+    SgatWave wave;
+    plans_.clear();
+    for (std::size_t i = first; i < end; ++i) {
+      event(SgatEvent::Kind::started, i, nullptr);
+      auto plan = sgat_plan(tasks_[i], i, bank_, soc_, options_, job_, wave);
+      if (!plan) return plan.error();
+      plans_.push_back(std::move(*plan));
+    }
+    const StepFunction<SgatStepRequest, StepOutcome> local = [this](const SgatStepRequest& q) {
+      return sgat_step(tasks_[q.subgraph], q, options_.run.stop);
+    };
+    steps_ = run_steps(options_.run.executor, std::span<const SgatStepRequest>(wave.requests),
+                       std::span<const double>(wave.costs), local);
+    return {};
+  }
+
+  const Graph& graph_;
+  const sim::Soc& soc_;
+  GraphBank& bank_;
+  const SgatOptions& options_;
+  std::vector<SgatTask> tasks_;
+  boost::json::object model_;
+  SgatJobState job_{};
+  std::vector<SgatPlan> plans_;  ///< of the current wave
+  std::vector<Result<StepOutcome>> steps_;
+};
+
+}  // namespace detail
+
+/// Runs SGAT on `graph` for the SoC of `backend` (its subgraph scorer is the simulator's model of
+/// that SoC: L2, HBM and the Cube), with the graph bank `bank`. The subgraphs are tuned in waves
+/// (job_skeleton.hpp), their steps run by `options.run.executor` (here, or over MPI ranks), by
+/// the job driver (job_driver.hpp). Errors are those of the environment (bank, work directory,
+/// result file) and a bad search name; a subgraph that cannot be timed (an operator the
+/// simulator has no model for) is reported in `tuning_failed_subgraphs` and the job goes on.
+/// When `options.run.stop` is set during the job, the job ends after the current batch with the
+/// report saying "tune tuning incomplete" and returns Errc::interrupted with the result in
+/// `partial`.
+[[nodiscard]] inline Result<SgatJobResult> run_sgat(const Graph& graph,
+                                                    const SimulatorBackend& backend,
                                                     GraphBank& bank, const SgatOptions& options,
                                                     SgatJobResult* partial = nullptr) {
-  SgatJobResult out;
-  auto frame = start_job(
-      out.report, graph.name, options.run.result_dir, "sgat",
-      [&]() -> Result<void> {
-        if (auto s = make_search(options.search); !s) return s.error();
-        return {};
-      },
-      [&] { return bank.check_writable(soc.name); });
-  if (!frame) return frame.error();
-  out.result_file = frame->result_file();
-  out.tuned_model_file = options.tuned_model.value_or(
-      default_tuned_model_path(options.run.result_dir, graph.name, out.report.timestamp));
-  const auto tasks = detail::sgat_tasks(graph, soc, options, out.report.baseline_ms);
-  out.subgraphs = tasks.size();
-  if (auto ok = frame->write(); !ok) return ok.error();
-  // The tuned model: the graph with each subgraph's strategy on its nodes.
-  boost::json::object model = tuned_model_json(graph, {});
-  detail::SgatJobState job{graph.name, {}, {}};
-  const auto stopping = [&] { return options.run.stop != nullptr && options.run.stop->load(); };
-  const auto event = [&](SgatEvent::Kind kind, std::size_t i, const SgatSubgraphReport* s) {
-    if (options.run.on_event)
-      options.run.on_event({kind, i, tasks.size(), s, tasks[i].subgraph.name});
-  };
-  const StepFunction<SgatStepRequest, StepOutcome> local = [&](const SgatStepRequest& q) {
-    return sgat_step(tasks[q.subgraph], q, options.run.stop);
-  };
-  bool interrupted = false;
-  for (std::size_t w = 0; w < tasks.size() && !interrupted && !stopping(); w += job_wave_width) {
-    const std::size_t end = std::min(tasks.size(), w + job_wave_width);
-    detail::SgatWave wave;
-    std::vector<detail::SgatPlan> plans;
-    for (std::size_t i = w; i < end; ++i) {
-      event(SgatEvent::Kind::started, i, nullptr);
-      auto plan = detail::sgat_plan(tasks[i], i, bank, soc, options, job, wave);
-      if (!plan) return plan.error();
-      plans.push_back(std::move(*plan));
-    }
-    auto steps = run_steps(options.run.executor, std::span<const SgatStepRequest>(wave.requests),
-                           std::span<const double>(wave.costs), local);
-    for (std::size_t i = w; i < end && !interrupted; ++i) {
-      const auto& plan = plans[i - w];
-      SgatSubgraphReport rep;
-      auto stopped = detail::sgat_subgraph(
-          tasks[i], plan,
-          plan.action == detail::SgatPlan::Action::tune ? &steps[plan.step] : nullptr, bank, soc,
-          options, job, rep, model["nodes"].as_array());
-      if (!stopped) return stopped.error();
-      interrupted = *stopped;
-      if (!interrupted) out.report.subgraphs.push_back(rep);
-      // Rewritten after every subgraph that was tuned or failed; bank hits are folded into the
-      // next write, and the job's end writes the file in any case.
-      if (rep.evaluations > 0 || rep.failed() || interrupted) {
-        if (auto ok = frame->write(); !ok) return ok.error();
-      }
-      if (!interrupted) event(SgatEvent::Kind::finished, i, &out.report.subgraphs.back());
-    }
-  }
-  if (auto ok = frame->finish(interrupted || stopping(), out, partial); !ok) {
-    return ok.error();
-  }
-  auto text = aoe::detail::serialize_json(model, out.tuned_model_file.string());
-  if (!text) return text.error();
-  if (auto ok = detail::write_tuned_model_text(out.tuned_model_file, *text); !ok) {
-    return ok.error();
-  }
-  return out;
+  detail::SgatSchedule schedule(graph, backend.soc(), bank, options);
+  return run_job(schedule, options.run.result_dir, options.run.stop, partial);
 }
 
 }  // namespace aoe

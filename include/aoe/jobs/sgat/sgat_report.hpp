@@ -1,5 +1,5 @@
 // AOE's subgraph-tuning result file, aoe_result_sgat_${YYYYMMDD_HHMMSSMS}_${pid}.json, in the
-// schema of seeds/aoe-subgraph-operator-tuning.txt ("Subgraph Tuning Result File"):
+// schema of AOE's documentation ("Subgraph Tuning Result File", docs/aoe-facts.md#result-files):
 //   {"report_${timestamp}_${tid}": [
 //     {"basic": {"tuning_name", "tuning_time(s)"}},
 //     {"SGAT": {"model_baseline_performance(ms)", "model_performance_improvement",
@@ -14,12 +14,12 @@
 // no tuning time, result or improvement, and says "sgat_tuning_result": "tune tuning
 // incomplete" (OPAT's wording); subgraphs that could not be timed are listed in
 // "tuning_failed_subgraphs" with "sgat_tuning_result": "tuning failed". A finished, successful
-// job's file has exactly the seed's fields.
+// job's file has exactly the documented fields.
 #ifndef AOE_JOBS_SGAT_SGAT_REPORT_HPP
 #define AOE_JOBS_SGAT_SGAT_REPORT_HPP
 
 #include "aoe/core/error.hpp"
-#include "aoe/jobs/detail/result_file.hpp"
+#include "aoe/jobs/result_file.hpp"
 #include "aoe/repo/knowledge_bank.hpp"
 
 #include <boost/json/array.hpp>
@@ -82,7 +82,7 @@ struct SgatReport : JobReportHead {
   }
 };
 
-/// A percentage with two decimals, truncated as AOE prints them: the seed's 5.600486 ms ->
+/// A percentage with two decimals, truncated as AOE prints them: the documented 5.600486 ms ->
 /// 3.610442 ms is "55.11%" (55.119...), 4.58434 -> 2.573203 is "78.15%" (78.157...).
 [[nodiscard]] inline std::string sgat_percent(double fraction) {
   const double hundredths = std::trunc(fraction * 10000.0 + (fraction >= 0 ? 1e-7 : -1e-7));

@@ -1,7 +1,7 @@
 // The graph-bank key of a subgraph: its structure (operator types in order, how they are wired,
 // every tensor's shape, dtype and format, attributes, which tensors leave the subgraph), written
 // as a canonical text and hashed to 64 bits. AOE writes a subgraph's `repo_key` as a decimal
-// number ("1024942313106047484", seeds/aoe-subgraph-operator-tuning.txt); so do we. The hash is
+// number ("1024942313106047484", docs/aoe-facts.md#subgraph-graph-bank); so do we. The hash is
 // FNV-1a over the text's bytes: the same on every run, compiler and platform (std::hash is not).
 #ifndef AOE_JOBS_SGAT_SUBGRAPH_KEY_HPP
 #define AOE_JOBS_SGAT_SUBGRAPH_KEY_HPP
@@ -9,7 +9,7 @@
 #include "aoe/graph/graph.hpp"
 #include "aoe/graph/graph_index.hpp"
 #include "aoe/jobs/sgat/subgraph_split.hpp"
-#include "aoe/repo/bank_key.hpp"
+#include "aoe/op/bank_key.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -13,13 +13,13 @@
 #include "aoe/graph/fusion.hpp"
 #include "aoe/jobs/sgat/subgraph_space.hpp"
 #include "aoe/measure/measure_each.hpp"
-#include "aoe/measure/measurement.hpp"
-#include "aoe/measure/simulator/detail/parse.hpp"
+#include "aoe/measure/simulator/costs.hpp"
 #include "aoe/measure/simulator/simulator_runner.hpp"
 #include "aoe/measure/simulator/soc.hpp"
-#include "aoe/repo/bank_key.hpp"
+#include "aoe/op/bank_key.hpp"
 #include "aoe/space/configuration.hpp"
 #include "aoe/space/space.hpp"
+#include "aoe/vocab/measurement.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -376,12 +376,11 @@ class SubgraphScorer {
     if (d.shape.size() >= 2) {
       const auto r = d.shape[d.shape.size() - 2];
       const auto cols = d.shape.back();
-      pad = static_cast<double>(sim::detail::round_up(r, 16) * sim::detail::round_up(cols, 16)) /
-            static_cast<double>(r * cols);
+      pad = sim::fractal_padding(r, cols);
     }
     const sim::Soc s = l2 ? blend(bytes, 0, bytes, 0) : soc_;
-    return to_fractal ? sim::detail::transdata_seconds(s, bytes, bytes * pad)
-                      : sim::detail::transdata_seconds(s, bytes * pad, bytes);
+    return to_fractal ? sim::transdata_seconds(s, bytes, bytes * pad)
+                      : sim::transdata_seconds(s, bytes * pad, bytes);
   }
 
   /// Scope `s`'s kernels in `run`: the first slice (weights from HBM), then the others.

@@ -1,6 +1,6 @@
 // The strategy space of one subgraph (docs/sgat.md#the-strategy-space), after AOE's subgraph
-// strategy (`*_l2cache.json`: cut, fusionType/scopeId, ubPass; ascend-aoe-facts.md §2.5(c),
-// §4.2) plus the formats of the tensors between operators:
+// strategy (`*_l2cache.json`: cut, fusionType/scopeId, ubPass;
+// docs/aoe-facts.md#subgraph-graph-bank) plus the formats of the tensors between operators:
 //   cut           slices of the batch axis the subgraph runs in, so that each slice's
 //                 intermediates fit in L2; must divide the batch unless --Fnonhomo_split
 //   l2_optimize   keep intermediates that fit in L2 there (off: every tensor between kernels
@@ -21,7 +21,7 @@
 #include "aoe/graph/graph.hpp"
 #include "aoe/graph/graph_index.hpp"
 #include "aoe/jobs/sgat/subgraph_split.hpp"
-#include "aoe/measure/simulator/detail/model.hpp"
+#include "aoe/measure/simulator/costs.hpp"
 #include "aoe/measure/simulator/simulator_runner.hpp"
 #include "aoe/measure/simulator/soc.hpp"
 #include "aoe/space/constraint.hpp"
@@ -224,7 +224,7 @@ class SubgraphSpace {
     }
     if (type == "Conv2D") return SgatOpKind::conv;
     if (type == "SoftmaxV2" || type == "Softmax") return SgatOpKind::softmax;
-    if (sim::detail::elementwise_cost(type)) return SgatOpKind::elementwise;
+    if (sim::is_elementwise(type)) return SgatOpKind::elementwise;
     return SgatOpKind::other;
   }
 

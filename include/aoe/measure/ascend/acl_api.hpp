@@ -1,7 +1,7 @@
 // The AscendCL entry points the Ascend runner calls, as one table of function pointers: the real
 // functions (real_acl_api.hpp, with CANN) or a test double (tests/ascend/). Every member has
 // exactly the type of the ACL function it stands for, so assigning the real function compiles
-// only if the signatures agree (ascend-aoe-facts.md §1).
+// only if the signatures agree (docs/ascend.md#public-sources).
 #ifndef AOE_MEASURE_ASCEND_ACL_API_HPP
 #define AOE_MEASURE_ASCEND_ACL_API_HPP
 

@@ -16,7 +16,7 @@ using AclStatus = int;
 inline constexpr AclStatus acl_success = 0;
 
 /// ACL error values the runner branches on (values from CANN's acl_base_rt.h and
-/// error_codes/rt_error_codes.h; ascend-aoe-facts.md §1.7).
+/// error_codes/rt_error_codes.h; docs/ascend.md#public-sources).
 namespace acl_errc {
 inline constexpr AclStatus repeat_initialize = 100002;
 inline constexpr AclStatus bad_alloc = 200000;

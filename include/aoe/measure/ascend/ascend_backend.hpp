@@ -10,8 +10,8 @@
 #include "aoe/measure/ascend/ascend_runner.hpp"
 #include "aoe/measure/ascend/kernel_catalog.hpp"
 #include "aoe/measure/ascend/op_call.hpp"
+#include "aoe/op/bank_key.hpp"
 #include "aoe/op/operator_desc.hpp"
-#include "aoe/repo/bank_key.hpp"
 #include "aoe/space/parameter.hpp"
 #include "aoe/space/space.hpp"
 

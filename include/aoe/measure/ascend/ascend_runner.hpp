@@ -6,7 +6,6 @@
 #define AOE_MEASURE_ASCEND_ASCEND_RUNNER_HPP
 
 #include "aoe/core/assert.hpp"
-#include "aoe/core/concepts.hpp"
 #include "aoe/core/error.hpp"
 #include "aoe/measure/ascend/acl_api.hpp"
 #include "aoe/measure/ascend/ascend_options.hpp"
@@ -15,10 +14,11 @@
 #include "aoe/measure/ascend/kernel_call.hpp"
 #include "aoe/measure/ascend/op_call.hpp"
 #include "aoe/measure/measure_each.hpp"
-#include "aoe/measure/measurement.hpp"
 #include "aoe/measure/runner.hpp"
 #include "aoe/space/configuration.hpp"
 #include "aoe/space/space.hpp"
+#include "aoe/tuner/concepts.hpp"
+#include "aoe/vocab/measurement.hpp"
 
 #include <algorithm>
 #include <atomic>

@@ -1,6 +1,6 @@
 // One tuner per NPU: an exclusive lock on a device, held for as long as a runner has it open.
-// AOE forbids two users tuning on one device (ascend-aoe-facts.md §2.3): their measurements
-// would disturb each other.
+// AOE forbids two users tuning on one device (docs/aoe-facts.md#one-tuner-per-device): their
+// measurements would disturb each other.
 #ifndef AOE_MEASURE_ASCEND_DEVICE_LOCK_HPP
 #define AOE_MEASURE_ASCEND_DEVICE_LOCK_HPP
 

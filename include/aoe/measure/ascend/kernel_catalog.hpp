@@ -5,8 +5,8 @@
 #define AOE_MEASURE_ASCEND_KERNEL_CATALOG_HPP
 
 #include "aoe/core/error.hpp"
-#include "aoe/detail/parse_json.hpp"
-#include "aoe/detail/read_input.hpp"
+#include "aoe/io/parse_json.hpp"
+#include "aoe/io/read_input.hpp"
 #include "aoe/measure/ascend/kernel_call.hpp"
 #include "aoe/measure/ascend/tiling_data.hpp"
 #include "aoe/op/operator_desc.hpp"
@@ -15,6 +15,7 @@
 #include "aoe/space/space.hpp"
 #include "aoe/space/value.hpp"
 
+#include <boost/json/object.hpp>
 #include <boost/json/parse.hpp>
 #include <boost/json/value.hpp>
 
@@ -201,77 +202,9 @@ struct KernelCatalog {
     const auto& o = v.as_object();
     KernelEntry e;
     e.pointer = at;
-    const auto text = [&](const char* key, std::string& out, const char* what) -> Result<void> {
-      const auto* x = o.if_contains(key);
-      if (x == nullptr || !x->is_string() || x->as_string().empty()) {
-        return bad(at + "/" + key, what);
-      }
-      out = std::string(x->as_string());
-      return {};
-    };
-    if (auto r = text("op_type", e.op_type, "a string (the operator type, e.g. \"MatMul\")"); !r) {
-      return r.error();
-    }
-    std::string binary;
-    if (auto r = text("binary", binary, "a string (the kernel binary's path)"); !r) {
-      return r.error();
-    }
-    e.binary =
-        std::filesystem::path(binary).is_absolute() ? std::filesystem::path(binary) : base / binary;
-    if (auto r = text("kernel", e.kernel, "a string (the kernel function's name)"); !r) {
-      return r.error();
-    }
-    // parameters
-    const auto* params = o.if_contains("parameters");
-    if (params == nullptr || !params->is_array()) {
-      return bad(at + "/parameters", "an array of {\"name\": ..., \"values\": [...]}");
-    }
-    for (std::size_t j = 0; j < params->as_array().size(); ++j) {
-      const std::string pp = at + "/parameters/" + std::to_string(j);
-      const auto& p = params->as_array()[j];
-      const auto* name = p.is_object() ? p.as_object().if_contains("name") : nullptr;
-      const auto* vals = p.is_object() ? p.as_object().if_contains("values") : nullptr;
-      if (name == nullptr || !name->is_string() || name->as_string().empty()) {
-        return bad(pp + "/name", "a string");
-      }
-      if (vals == nullptr || !vals->is_array() || vals->as_array().empty()) {
-        return bad(pp + "/values", "a non-empty array of numbers or strings");
-      }
-      std::vector<Value> levels;
-      for (std::size_t k = 0; k < vals->as_array().size(); ++k) {
-        auto level = scalar(vals->as_array()[k]);
-        if (!level) {
-          return bad(pp + "/values/" + std::to_string(k), "a number or a string");
-        }
-        levels.push_back(std::move(*level));
-      }
-      try {
-        e.parameters.push_back(values(std::string(name->as_string()), std::move(levels)));
-      } catch (const Error& err) {
-        return bad(pp, std::string("a valid parameter (") + err.what() + ")");
-      }
-    }
-    try {
-      static_cast<void>(Space(e.parameters));
-    } catch (const Error& err) {
-      return bad(at + "/parameters", std::string("distinct names (") + err.what() + ")");
-    }
-    // defaults
-    if (const auto* d = o.if_contains("default")) {
-      if (!d->is_object()) return bad(at + "/default", "an object {\"<parameter>\": <value>}");
-      const Space s(e.parameters);
-      for (const auto& [key, value] : d->as_object()) {
-        const std::string dp = at + "/default/" + std::string(key);
-        const auto dim = s.index_of(key);
-        auto level = scalar(value);
-        if (!dim) return bad(dp, "the name of one of the kernel's parameters");
-        if (!level || !s.parameter(*dim).find(*level)) {
-          return bad(dp, "one of the values of parameter '" + std::string(key) + "'");
-        }
-        e.defaults.push_back({std::string(key), *level});
-      }
-    }
-    // block_dim
+    if (auto r = parse_names(o, at, base, bad, e); !r) return r.error();
+    if (auto r = parse_parameters(o, at, bad, e); !r) return r.error();
+    if (auto r = parse_defaults(o, at, bad, e); !r) return r.error();
     const auto* blocks = o.if_contains("block_dim");
     if (blocks == nullptr) {
       return bad(at + "/block_dim", "a number or a parameter name (the cores to run on)");
@@ -279,37 +212,169 @@ struct KernelCatalog {
     auto bsrc = source(*blocks, at + "/block_dim", e.parameters, bad);
     if (!bsrc) return bsrc.error();
     e.block_dim = std::move(*bsrc);
-    // tiling
-    if (const auto* fields = o.if_contains("tiling")) {
-      if (!fields->is_array()) {
-        return bad(at + "/tiling", "an array of {\"name\", \"type\", \"value\"}");
-      }
-      for (std::size_t j = 0; j < fields->as_array().size(); ++j) {
-        const std::string fp = at + "/tiling/" + std::to_string(j);
-        const auto& f = fields->as_array()[j];
-        if (!f.is_object()) return bad(fp, "an object {\"name\", \"type\", \"value\"}");
-        const auto& fo = f.as_object();
-        TilingField field;
-        const auto* name = fo.if_contains("name");
-        if (name == nullptr || !name->is_string()) return bad(fp + "/name", "a string");
-        field.name = std::string(name->as_string());
-        const auto* type = fo.if_contains("type");
-        const auto t = type != nullptr && type->is_string()
-                           ? tiling_type_from_string(std::string(type->as_string()))
-                           : std::nullopt;
-        if (!t) {
-          return bad(fp + "/type",
-                     "one of int8, uint8, int16, uint16, int32, uint32, int64, uint64, float32");
-        }
-        field.type = *t;
-        const auto* value = fo.if_contains("value");
-        if (value == nullptr) return bad(fp + "/value", "a number, a parameter or a shape");
-        auto src = source(*value, fp + "/value", e.parameters, bad);
-        if (!src) return src.error();
-        field.value = std::move(*src);
-        e.tiling.push_back(std::move(field));
-      }
+    if (auto r = parse_tiling(o, at, bad, e); !r) return r.error();
+    if (auto r = parse_workspace(o, at, bad, e); !r) return r.error();
+    return e;
+  }
+
+  /// The non-empty string `o[key]` into `out`; `what` says what was expected.
+  template <class Bad>
+  static Result<void> required_text(const boost::json::object& o, const std::string& at,
+                                    const char* key, std::string& out, const char* what,
+                                    const Bad& bad) {
+    const auto* x = o.if_contains(key);
+    if (x == nullptr || !x->is_string() || x->as_string().empty()) {
+      return bad(at + "/" + key, what);
     }
+    out = std::string(x->as_string());
+    return {};
+  }
+
+  /// "op_type", "binary" (relative to `base`) and "kernel".
+  template <class Bad>
+  static Result<void> parse_names(const boost::json::object& o, const std::string& at,
+                                  const std::filesystem::path& base, const Bad& bad,
+                                  KernelEntry& e) {
+    if (auto r = required_text(o, at, "op_type", e.op_type,
+                               "a string (the operator type, e.g. \"MatMul\")", bad);
+        !r) {
+      return r.error();
+    }
+    std::string binary;
+    if (auto r = required_text(o, at, "binary", binary, "a string (the kernel binary's path)", bad);
+        !r) {
+      return r.error();
+    }
+    e.binary =
+        std::filesystem::path(binary).is_absolute() ? std::filesystem::path(binary) : base / binary;
+    if (auto r =
+            required_text(o, at, "kernel", e.kernel, "a string (the kernel function's name)", bad);
+        !r) {
+      return r.error();
+    }
+    return {};
+  }
+
+  /// "parameters": the Schedule parameters, with distinct names.
+  template <class Bad>
+  static Result<void> parse_parameters(const boost::json::object& o, const std::string& at,
+                                       const Bad& bad, KernelEntry& e) {
+    const auto* params = o.if_contains("parameters");
+    if (params == nullptr || !params->is_array()) {
+      return bad(at + "/parameters", "an array of {\"name\": ..., \"values\": [...]}");
+    }
+    for (std::size_t j = 0; j < params->as_array().size(); ++j) {
+      auto parameter =
+          parse_parameter(params->as_array()[j], at + "/parameters/" + std::to_string(j), bad);
+      if (!parameter) return parameter.error();
+      e.parameters.push_back(std::move(*parameter));
+    }
+    try {
+      static_cast<void>(Space(e.parameters));
+    } catch (const Error& err) {
+      return bad(at + "/parameters", std::string("distinct names (") + err.what() + ")");
+    }
+    return {};
+  }
+
+  /// One parameter {"name": ..., "values": [...]} at `pp`.
+  template <class Bad>
+  static Result<Parameter> parse_parameter(const boost::json::value& p, const std::string& pp,
+                                           const Bad& bad) {
+    const auto* name = p.is_object() ? p.as_object().if_contains("name") : nullptr;
+    const auto* vals = p.is_object() ? p.as_object().if_contains("values") : nullptr;
+    if (name == nullptr || !name->is_string() || name->as_string().empty()) {
+      return bad(pp + "/name", "a string");
+    }
+    if (vals == nullptr || !vals->is_array() || vals->as_array().empty()) {
+      return bad(pp + "/values", "a non-empty array of numbers or strings");
+    }
+    std::vector<Value> levels;
+    for (std::size_t k = 0; k < vals->as_array().size(); ++k) {
+      auto level = scalar(vals->as_array()[k]);
+      if (!level) {
+        return bad(pp + "/values/" + std::to_string(k), "a number or a string");
+      }
+      levels.push_back(std::move(*level));
+    }
+    try {
+      return values(std::string(name->as_string()), std::move(levels));
+    } catch (const Error& err) {
+      return bad(pp, std::string("a valid parameter (") + err.what() + ")");
+    }
+  }
+
+  /// "default", if given: a value of each parameter it names.
+  template <class Bad>
+  static Result<void> parse_defaults(const boost::json::object& o, const std::string& at,
+                                     const Bad& bad, KernelEntry& e) {
+    const auto* d = o.if_contains("default");
+    if (d == nullptr) return {};
+    if (!d->is_object()) return bad(at + "/default", "an object {\"<parameter>\": <value>}");
+    const Space s(e.parameters);
+    for (const auto& [key, value] : d->as_object()) {
+      const std::string dp = at + "/default/" + std::string(key);
+      const auto dim = s.index_of(key);
+      auto level = scalar(value);
+      if (!dim) return bad(dp, "the name of one of the kernel's parameters");
+      if (!level || !s.parameter(*dim).find(*level)) {
+        return bad(dp, "one of the values of parameter '" + std::string(key) + "'");
+      }
+      e.defaults.push_back({std::string(key), *level});
+    }
+    return {};
+  }
+
+  /// "tiling", if given: the fields of the tiling struct.
+  template <class Bad>
+  static Result<void> parse_tiling(const boost::json::object& o, const std::string& at,
+                                   const Bad& bad, KernelEntry& e) {
+    const auto* fields = o.if_contains("tiling");
+    if (fields == nullptr) return {};
+    if (!fields->is_array()) {
+      return bad(at + "/tiling", "an array of {\"name\", \"type\", \"value\"}");
+    }
+    for (std::size_t j = 0; j < fields->as_array().size(); ++j) {
+      auto field = parse_tiling_field(fields->as_array()[j], at + "/tiling/" + std::to_string(j),
+                                      e.parameters, bad);
+      if (!field) return field.error();
+      e.tiling.push_back(std::move(*field));
+    }
+    return {};
+  }
+
+  /// One tiling field {"name", "type", "value"} at `fp`.
+  template <class Bad>
+  static Result<TilingField> parse_tiling_field(const boost::json::value& f, const std::string& fp,
+                                                const std::vector<Parameter>& parameters,
+                                                const Bad& bad) {
+    if (!f.is_object()) return bad(fp, "an object {\"name\", \"type\", \"value\"}");
+    const auto& fo = f.as_object();
+    TilingField field;
+    const auto* name = fo.if_contains("name");
+    if (name == nullptr || !name->is_string()) return bad(fp + "/name", "a string");
+    field.name = std::string(name->as_string());
+    const auto* type = fo.if_contains("type");
+    const auto t = type != nullptr && type->is_string()
+                       ? tiling_type_from_string(std::string(type->as_string()))
+                       : std::nullopt;
+    if (!t) {
+      return bad(fp + "/type",
+                 "one of int8, uint8, int16, uint16, int32, uint32, int64, uint64, float32");
+    }
+    field.type = *t;
+    const auto* value = fo.if_contains("value");
+    if (value == nullptr) return bad(fp + "/value", "a number, a parameter or a shape");
+    auto src = source(*value, fp + "/value", parameters, bad);
+    if (!src) return src.error();
+    field.value = std::move(*src);
+    return field;
+  }
+
+  /// "workspace_bytes" and "workspace_argument", if given.
+  template <class Bad>
+  static Result<void> parse_workspace(const boost::json::object& o, const std::string& at,
+                                      const Bad& bad, KernelEntry& e) {
     if (const auto* w = o.if_contains("workspace_bytes")) {
       if (!w->is_int64() || w->as_int64() < 0) {
         return bad(at + "/workspace_bytes", "a non-negative integer");
@@ -320,7 +385,7 @@ struct KernelCatalog {
       if (!w->is_bool()) return bad(at + "/workspace_argument", "true or false");
       e.workspace_argument = w->as_bool();
     }
-    return e;
+    return {};
   }
 
   static std::optional<Value> scalar(const boost::json::value& v) {

@@ -37,7 +37,7 @@ struct OpTensor {
 
 /// The FRACTAL_NZ storage shape of an ND tensor [..., m, n]: [..., ceil(n/n0), ceil(m/16), 16,
 /// n0], with n0 = 32 for one-byte types and 16 otherwise (the cube unit's fractals: 16 x 32
-/// bytes; ascend-aoe-facts.md §3.5). Errors for rank < 2 or a non-positive dimension.
+/// bytes; docs/ascend.md#public-sources). Errors for rank < 2 or a non-positive dimension.
 [[nodiscard]] inline Result<std::vector<std::int64_t>> fractal_nz_shape(const TensorDesc& t) {
   if (t.shape.size() < 2) {
     return make_error(

@@ -1,5 +1,6 @@
 // The bytes of an Ascend C kernel's tiling struct, built field by field from a configuration:
-// what a Schedule candidate changes without recompiling the kernel (ascend-aoe-facts.md §1.5).
+// what a Schedule candidate changes without recompiling the kernel
+// (docs/ascend.md#mode-2-ascend-c-kernels; sources: docs/ascend.md#public-sources).
 #ifndef AOE_MEASURE_ASCEND_TILING_DATA_HPP
 #define AOE_MEASURE_ASCEND_TILING_DATA_HPP
 

@@ -5,7 +5,6 @@
 #define AOE_MEASURE_CUDA_CUDA_RUNNER_HPP
 
 #include "aoe/config/environment.hpp"
-#include "aoe/core/concepts.hpp"
 #include "aoe/core/error.hpp"
 #include "aoe/measure/cuda/cuda_error.hpp"
 #include "aoe/measure/cuda/device.hpp"
@@ -17,11 +16,12 @@
 #include "aoe/measure/kernel/build_queue.hpp"
 #include "aoe/measure/kernel/check.hpp"
 #include "aoe/measure/kernel/timing.hpp"
-#include "aoe/measure/measurement.hpp"
 #include "aoe/measure/runner.hpp"
 #include "aoe/measure/statistics.hpp"
 #include "aoe/space/configuration.hpp"
 #include "aoe/space/space.hpp"
+#include "aoe/tuner/concepts.hpp"
+#include "aoe/vocab/measurement.hpp"
 
 #include <cuda.h>
 

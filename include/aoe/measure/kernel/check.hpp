@@ -5,7 +5,7 @@
 
 #include "aoe/core/error.hpp"
 #include "aoe/measure/kernel/argument.hpp"
-#include "aoe/measure/measurement.hpp"
+#include "aoe/vocab/measurement.hpp"
 
 #include <cmath>
 #include <cstddef>

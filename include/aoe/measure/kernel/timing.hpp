@@ -3,7 +3,7 @@
 #ifndef AOE_MEASURE_KERNEL_TIMING_HPP
 #define AOE_MEASURE_KERNEL_TIMING_HPP
 
-#include "aoe/measure/measurement.hpp"
+#include "aoe/vocab/measurement.hpp"
 
 #include <algorithm>
 #include <cstddef>

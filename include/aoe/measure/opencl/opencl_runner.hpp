@@ -4,12 +4,10 @@
 #define AOE_MEASURE_OPENCL_OPENCL_RUNNER_HPP
 
 #include "aoe/config/environment.hpp"
-#include "aoe/core/concepts.hpp"
 #include "aoe/core/error.hpp"
 #include "aoe/measure/kernel/build_queue.hpp"
 #include "aoe/measure/kernel/check.hpp"
 #include "aoe/measure/kernel/timing.hpp"
-#include "aoe/measure/measurement.hpp"
 #include "aoe/measure/opencl/detail/cl.hpp"
 #include "aoe/measure/opencl/device.hpp"
 #include "aoe/measure/opencl/kernel.hpp"
@@ -18,6 +16,8 @@
 #include "aoe/measure/statistics.hpp"
 #include "aoe/space/configuration.hpp"
 #include "aoe/space/space.hpp"
+#include "aoe/tuner/concepts.hpp"
+#include "aoe/vocab/measurement.hpp"
 
 #include <algorithm>
 #include <chrono>

@@ -6,9 +6,9 @@
 #include "aoe/core/error.hpp"
 #include "aoe/measure/replay/detail/json_util.hpp"
 #include "aoe/measure/replay/recording.hpp"
-#include "aoe/measure/status.hpp"
 #include "aoe/space/parameter.hpp"
 #include "aoe/space/value.hpp"
+#include "aoe/vocab/status.hpp"
 
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>

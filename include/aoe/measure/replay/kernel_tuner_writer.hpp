@@ -7,8 +7,8 @@
 #include "aoe/core/error.hpp"
 #include "aoe/io/atomic_file.hpp"
 #include "aoe/measure/replay/recording.hpp"
-#include "aoe/measure/status.hpp"
 #include "aoe/space/value.hpp"
+#include "aoe/vocab/status.hpp"
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>

@@ -3,7 +3,7 @@
 // (doi 10.1016/j.future.2024.05.021), as implemented by AutoTuningAssociation/
 // autotuning_methodology (searchspace_statistics.py: cutoff_point; baseline.py:
 // get_standardised_curves; report_experiments.py: get_strategy_scores). See
-// ../shared/reference/autotuning-anchors.md §2.2 and §6.1.
+// docs/research.md#the-methodology-score.
 #ifndef AOE_MEASURE_REPLAY_METHODOLOGY_HPP
 #define AOE_MEASURE_REPLAY_METHODOLOGY_HPP
 

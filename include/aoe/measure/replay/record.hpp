@@ -4,12 +4,12 @@
 #ifndef AOE_MEASURE_REPLAY_RECORD_HPP
 #define AOE_MEASURE_REPLAY_RECORD_HPP
 
-#include "aoe/core/concepts.hpp"
 #include "aoe/core/random.hpp"
-#include "aoe/measure/measurement.hpp"
 #include "aoe/measure/replay/recording.hpp"
 #include "aoe/space/configuration.hpp"
 #include "aoe/space/space.hpp"
+#include "aoe/tuner/concepts.hpp"
+#include "aoe/vocab/measurement.hpp"
 
 #include <algorithm>
 #include <cstddef>

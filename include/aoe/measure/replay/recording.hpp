@@ -5,11 +5,11 @@
 
 #include "aoe/core/assert.hpp"
 #include "aoe/measure/replay/random_baseline.hpp"
-#include "aoe/measure/status.hpp"
 #include "aoe/space/configuration.hpp"
 #include "aoe/space/constraint.hpp"
 #include "aoe/space/parameter.hpp"
 #include "aoe/space/space.hpp"
+#include "aoe/vocab/status.hpp"
 
 #include <algorithm>
 #include <cstddef>

@@ -4,13 +4,13 @@
 #define AOE_MEASURE_REPLAY_REPLAY_RUNNER_HPP
 
 #include "aoe/core/assert.hpp"
-#include "aoe/core/concepts.hpp"
 #include "aoe/core/error.hpp"
-#include "aoe/measure/measurement.hpp"
 #include "aoe/measure/replay/recording.hpp"
 #include "aoe/measure/runner.hpp"
 #include "aoe/space/configuration.hpp"
 #include "aoe/space/space.hpp"
+#include "aoe/tuner/concepts.hpp"
+#include "aoe/vocab/measurement.hpp"
 
 #include <chrono>
 #include <cstddef>

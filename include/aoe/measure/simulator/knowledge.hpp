@@ -8,8 +8,9 @@
 namespace aoe::sim {
 
 /// Which parameters a simulator runner's space holds. AOE's OPAT writes three kinds of
-/// knowledge (result keys "Schedule", "Format", "Impl"; shared/reference/ascend-aoe-facts.md
-/// §4.1); parameters of kinds not requested stay at the built-in heuristic's choice.
+/// knowledge (result keys "Schedule", "Format", "Impl";
+/// docs/aoe-facts.md#operator-tuning-schedule-format-impl); parameters of kinds not requested
+/// stay at the built-in heuristic's choice.
 enum class Knowledge : std::uint8_t {
   schedule,  ///< tiling: core split, L1 tiles, L0 base blocks, double buffering, loop order
   format,    ///< the data format the kernel consumes (ND or FRACTAL_NZ), with TransData cost

@@ -3,10 +3,8 @@
 #ifndef AOE_MEASURE_SIMULATOR_SIMULATOR_RUNNER_HPP
 #define AOE_MEASURE_SIMULATOR_SIMULATOR_RUNNER_HPP
 
-#include "aoe/core/concepts.hpp"
 #include "aoe/core/error.hpp"
 #include "aoe/core/random.hpp"
-#include "aoe/measure/measurement.hpp"
 #include "aoe/measure/runner.hpp"
 #include "aoe/measure/simulator/detail/model.hpp"
 #include "aoe/measure/simulator/detail/parse.hpp"
@@ -19,6 +17,8 @@
 #include "aoe/op/operator_desc.hpp"
 #include "aoe/space/configuration.hpp"
 #include "aoe/space/space.hpp"
+#include "aoe/tuner/concepts.hpp"
+#include "aoe/vocab/measurement.hpp"
 
 #include <algorithm>
 #include <array>

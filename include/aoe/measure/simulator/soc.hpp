@@ -4,8 +4,8 @@
 #define AOE_MEASURE_SIMULATOR_SOC_HPP
 
 #include "aoe/core/error.hpp"
-#include "aoe/detail/parse_json.hpp"
-#include "aoe/detail/read_input.hpp"
+#include "aoe/io/parse_json.hpp"
+#include "aoe/io/read_input.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/value.hpp>
@@ -22,7 +22,7 @@
 
 namespace aoe::sim {
 
-/// One SoC. Sources (tags as in docs/simulator.md and shared/reference/ascend-aoe-facts.md §3):
+/// One SoC. Sources (tags and public sources as in docs/simulator.md#sources):
 /// core counts, clocks and buffer sizes from CANN's platform_config/<SoC>.ini; per-path rates
 /// from its [AICoreMemoryRates] (bytes per cycle, taken per core); the cube shapes from
 /// [DtypeMKN]. The chip GM cap, the launch overhead and the per-instruction overheads are not

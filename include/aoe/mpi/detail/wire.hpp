@@ -4,8 +4,8 @@
 #ifndef AOE_MPI_DETAIL_WIRE_HPP
 #define AOE_MPI_DETAIL_WIRE_HPP
 
-#include "aoe/measure/measurement.hpp"
-#include "aoe/measure/status.hpp"
+#include "aoe/vocab/measurement.hpp"
+#include "aoe/vocab/status.hpp"
 
 #include <boost/serialization/string.hpp>
 #include <boost/serialization/vector.hpp>

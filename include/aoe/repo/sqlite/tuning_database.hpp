@@ -5,13 +5,13 @@
 #define AOE_REPO_SQLITE_TUNING_DATABASE_HPP
 
 #include "aoe/core/error.hpp"
-#include "aoe/export/detail/json_text.hpp"
-#include "aoe/measure/measurement.hpp"
-#include "aoe/measure/status.hpp"
-#include "aoe/repo/record.hpp"
+#include "aoe/export/json_text.hpp"
 #include "aoe/repo/sqlite/detail/connection.hpp"
-#include "aoe/repo/trial_log.hpp"
 #include "aoe/space/value.hpp"
+#include "aoe/vocab/measurement.hpp"
+#include "aoe/vocab/record.hpp"
+#include "aoe/vocab/run_log.hpp"
+#include "aoe/vocab/status.hpp"
 
 #include <signal.h>
 #include <unistd.h>

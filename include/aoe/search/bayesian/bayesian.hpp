@@ -3,9 +3,7 @@
 #ifndef AOE_SEARCH_BAYESIAN_BAYESIAN_HPP
 #define AOE_SEARCH_BAYESIAN_BAYESIAN_HPP
 
-#include "aoe/core/concepts.hpp"
 #include "aoe/core/random.hpp"
-#include "aoe/core/trial.hpp"
 #include "aoe/search/bayesian/acquisition.hpp"
 #include "aoe/search/bayesian/feasibility.hpp"
 #include "aoe/search/bayesian/gaussian_process.hpp"
@@ -14,6 +12,8 @@
 #include "aoe/search/detail/visited.hpp"
 #include "aoe/space/configuration.hpp"
 #include "aoe/space/space.hpp"
+#include "aoe/tuner/concepts.hpp"
+#include "aoe/vocab/trial.hpp"
 
 #include <Eigen/Core>
 
@@ -363,6 +363,19 @@ class Bayesian {
   // candidates. `hyperparameters` false: a re-base of the active set that keeps them.
   void refit(bool hyperparameters = true) {
     pending_lie_.reset();
+    const std::vector<Trial> subset = observations_to_fit();
+    fit_surrogates(subset, hyperparameters);
+    real_ = subset.size();
+    if (hyperparameters || !fitted_) fitted_at_ = history_.size();
+    fitted_ = true;
+    draw_candidates();
+    incumbents_into_pool();
+    publish_candidates();
+  }
+
+  // The observations a fit uses: every usable one, or, past max_observations, the best half of
+  // that many and an even spread over the rest by score.
+  [[nodiscard]] std::vector<Trial> observations_to_fit() const {
     std::vector<const Trial*> usable;
     usable.reserve(history_.size());
     for (const auto& t : history_) {
@@ -371,22 +384,28 @@ class Bayesian {
     std::vector<Trial> subset;
     if (usable.size() <= options_.max_observations) {
       for (const Trial* t : usable) subset.push_back(*t);
-    } else {
-      std::vector<std::size_t> order(usable.size());
-      std::iota(order.begin(), order.end(), std::size_t{0});
-      const std::size_t half = options_.max_observations / 2;
-      std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(half),
-                        order.end(), [&](std::size_t a, std::size_t b) {
-                          return detail::score(*usable[a]) < detail::score(*usable[b]);
-                        });
-      subset.reserve(options_.max_observations);
-      for (std::size_t i = 0; i < half; ++i) subset.push_back(*usable[order[i]]);
-      const std::size_t rest = usable.size() - half;
-      const std::size_t more = options_.max_observations - half;
-      for (std::size_t i = 0; i < more; ++i) {
-        subset.push_back(*usable[order[half + i * rest / more]]);
-      }
+      return subset;
     }
+    std::vector<std::size_t> order(usable.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    const std::size_t half = options_.max_observations / 2;
+    std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(half), order.end(),
+                      [&](std::size_t a, std::size_t b) {
+                        return detail::score(*usable[a]) < detail::score(*usable[b]);
+                      });
+    subset.reserve(options_.max_observations);
+    for (std::size_t i = 0; i < half; ++i) subset.push_back(*usable[order[i]]);
+    const std::size_t rest = usable.size() - half;
+    const std::size_t more = options_.max_observations - half;
+    for (std::size_t i = 0; i < more; ++i) {
+      subset.push_back(*usable[order[half + i * rest / more]]);
+    }
+    return subset;
+  }
+
+  // Fits the surrogate (and the isotropic one, while kept) on `subset`; `hyperparameters`
+  // false keeps those of the last fit where the surrogate can.
+  void fit_surrogates(const std::vector<Trial>& subset, bool hyperparameters) {
     for (Surrogate* s : {&surrogate_, isotropic_ ? &*isotropic_ : nullptr}) {
       if (s == nullptr) continue;
       if constexpr (requires(Surrogate & m) { m.fit_keeping_hyperparameters(view_, subset); }) {
@@ -399,9 +418,11 @@ class Bayesian {
         s->fit(view_, subset);
       }
     }
-    real_ = subset.size();
-    if (hyperparameters || !fitted_) fitted_at_ = history_.size();
-    fitted_ = true;
+  }
+
+  // Empties the candidate pool and fills it with up to `candidates` unvisited valid points
+  // drawn uniformly (from all_ when the space is listed, else sampled).
+  void draw_candidates() {
     pool_.clear();
     coords_.clear();
     in_pool_.clear();
@@ -424,6 +445,11 @@ class Bayesian {
         if (!visited_.contains(*c) && !in_pool_.contains(*c)) push_candidate(std::move(*c));
       }
     }
+  }
+
+  // Adds the Hamming neighbours and multi-parameter moves of the `incumbents` best
+  // configurations measured to the pool.
+  void incumbents_into_pool() {
     std::vector<const Trial*> best;
     for (const auto& t : history_) {
       if (t.measurement.ok()) best.push_back(&t);
@@ -436,6 +462,10 @@ class Bayesian {
       neighbours_into_pool(best[i]->configuration);
       local_into_pool(best[i]->configuration, options_.local_candidates / k);
     }
+  }
+
+  // Makes the pool the live candidates of the models and the acquisition.
+  void publish_candidates() {
     alive_.assign(pool_.size(), 1);
     surrogate_.set_candidates(coords_);
     if (isotropic_) isotropic_->set_candidates(coords_);

@@ -3,12 +3,12 @@
 #ifndef AOE_SEARCH_BAYESIAN_GAUSSIAN_PROCESS_HPP
 #define AOE_SEARCH_BAYESIAN_GAUSSIAN_PROCESS_HPP
 
-#include "aoe/core/concepts.hpp"
-#include "aoe/core/trial.hpp"
-#include "aoe/measure/measurement.hpp"
 #include "aoe/search/bayesian/matern52.hpp"
 #include "aoe/space/configuration.hpp"
 #include "aoe/space/space.hpp"
+#include "aoe/tuner/concepts.hpp"
+#include "aoe/vocab/measurement.hpp"
+#include "aoe/vocab/trial.hpp"
 
 #include <Eigen/Cholesky>
 #include <Eigen/Core>

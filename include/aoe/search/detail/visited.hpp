@@ -4,9 +4,9 @@
 #define AOE_SEARCH_DETAIL_VISITED_HPP
 
 #include "aoe/core/random.hpp"
-#include "aoe/core/trial.hpp"
 #include "aoe/space/configuration.hpp"
 #include "aoe/space/space.hpp"
+#include "aoe/vocab/trial.hpp"
 
 #include <cstddef>
 #include <limits>

@@ -5,11 +5,11 @@
 #ifndef AOE_SEARCH_XGBOOST_XGBOOST_MODEL_HPP
 #define AOE_SEARCH_XGBOOST_XGBOOST_MODEL_HPP
 
-#include "aoe/core/concepts.hpp"
-#include "aoe/core/trial.hpp"
 #include "aoe/search/transfer_data.hpp"
 #include "aoe/space/configuration.hpp"
 #include "aoe/space/space.hpp"
+#include "aoe/tuner/concepts.hpp"
+#include "aoe/vocab/trial.hpp"
 
 #include <xgboost/c_api.h>
 

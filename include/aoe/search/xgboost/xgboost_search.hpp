@@ -6,15 +6,15 @@
 #ifndef AOE_SEARCH_XGBOOST_XGBOOST_SEARCH_HPP
 #define AOE_SEARCH_XGBOOST_XGBOOST_SEARCH_HPP
 
-#include "aoe/core/concepts.hpp"
 #include "aoe/core/random.hpp"
-#include "aoe/core/trial.hpp"
 #include "aoe/search/detail/initial_design.hpp"
 #include "aoe/search/detail/visited.hpp"
 #include "aoe/search/transfer_data.hpp"
 #include "aoe/search/xgboost/xgboost_model.hpp"
 #include "aoe/space/configuration.hpp"
 #include "aoe/space/space.hpp"
+#include "aoe/tuner/concepts.hpp"
+#include "aoe/vocab/trial.hpp"
 
 #include <algorithm>
 #include <cstddef>

@@ -5,8 +5,8 @@
 #define AOE_JOBS_GDAT_DETAIL_JSON_INPUT_HPP
 
 #include "aoe/core/error.hpp"
-#include "aoe/detail/parse_json.hpp"
-#include "aoe/detail/read_input.hpp"
+#include "aoe/io/parse_json.hpp"
+#include "aoe/io/read_input.hpp"
 
 #include <boost/json/value.hpp>
 
@@ -28,7 +28,7 @@ namespace aoe::gdat::detail {
   return aoe::detail::read_input_file(file, what);
 }
 
-/// Parses JSON text; a syntax error names `source:line:column` (aoe/detail/parse_json.hpp:
+/// Parses JSON text; a syntax error names `source:line:column` (aoe/io/parse_json.hpp:
 /// duplicate keys and numbers out of range are errors too).
 using aoe::detail::parse_json;
 

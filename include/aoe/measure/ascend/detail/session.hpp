@@ -13,9 +13,9 @@
 #include "aoe/measure/ascend/device_lock.hpp"
 #include "aoe/measure/ascend/kernel_call.hpp"
 #include "aoe/measure/ascend/op_call.hpp"
-#include "aoe/measure/measurement.hpp"
 #include "aoe/measure/statistics.hpp"
 #include "aoe/op/tensor.hpp"
+#include "aoe/vocab/measurement.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -205,82 +205,27 @@ class Session {
                      begin);
     }
     const std::string who = "operator " + call.type;
-    const std::size_t n_in = call.inputs.size();
-    std::vector<TensorDescHandle> descs;
-    descs.reserve(n_in + call.outputs.size());
-    for (std::size_t i = 0; i < n_in + call.outputs.size(); ++i) {
-      const bool input = i < n_in;
-      const OpTensor& t = input ? call.inputs[i] : call.outputs[i - n_in];
-      std::string which = input ? "input " : "output ";
-      which += std::to_string(input ? i : i - n_in);
-      auto d = describe(t);
-      if (!d) {
-        which.insert(0, who + ": ");
-        return failure(Status::compile, which + ": " + d.error().message, begin);
-      }
-      descs.push_back(std::move(*d));
-    }
+    OpDescriptors descs;
+    if (auto fail = describe_op(call, who, begin, descs)) return std::move(*fail);
     auto attr = attributes(call);
     if (!attr) return failure(Status::compile, who + ": " + attr.error().message, begin);
-    if (!call.impl_mode.empty()) {
-      if (const AclStatus st =
-              api_->acl_set_compileopt(ACL_OP_SELECT_IMPL_MODE, call.impl_mode.c_str());
-          st != acl_success) {
-        return failure(Status::compile,
-                       who + ": aclSetCompileopt(ACL_OP_SELECT_IMPL_MODE, " + call.impl_mode +
-                           ") failed: " + acl_message(*api_, st),
-                       begin);
-      }
-    }
-    if (!call.precision_mode.empty()) {
-      if (const AclStatus st =
-              api_->acl_set_compileopt(ACL_PRECISION_MODE, call.precision_mode.c_str());
-          st != acl_success) {
-        return failure(Status::compile,
-                       who + ": aclSetCompileopt(ACL_PRECISION_MODE, " + call.precision_mode +
-                           ") failed: " + acl_message(*api_, st),
-                       begin);
-      }
-    }
-    std::vector<const aclTensorDesc*> in_const, out_const;
-    std::vector<aclTensorDesc*> in_desc, out_desc;
-    for (std::size_t i = 0; i < descs.size(); ++i) {
-      (i < n_in ? in_const : out_const).push_back(descs[i].get());
-      (i < n_in ? in_desc : out_desc).push_back(descs[i].get());
-    }
-    const int num_in = static_cast<int>(in_desc.size());
-    const int num_out = static_cast<int>(out_desc.size());
-    if (const AclStatus st = api_->aclop_compile(call.type.c_str(), num_in, in_const.data(),
-                                                 num_out, out_const.data(), attr->get(),
+    if (auto fail = set_compile_options(call, who, begin)) return std::move(*fail);
+    const int num_in = static_cast<int>(descs.in.size());
+    const int num_out = static_cast<int>(descs.out.size());
+    if (const AclStatus st = api_->aclop_compile(call.type.c_str(), num_in, descs.in_const.data(),
+                                                 num_out, descs.out_const.data(), attr->get(),
                                                  ACL_ENGINE_SYS, ACL_COMPILE_SYS, nullptr);
         st != acl_success) {
       return failure(Status::compile,
                      "aclopCompile(" + call.type + ") failed: " + acl_message(*api_, st), begin);
     }
-    std::vector<DeviceMemory> memory;
-    std::vector<DataBufferHandle> buffers;
-    std::vector<aclDataBuffer*> in_buf, out_buf;
-    for (std::size_t i = 0; i < descs.size(); ++i) {
-      const bool input = i < n_in;
-      const OpTensor& t = input ? call.inputs[i] : call.outputs[i - n_in];
-      const std::string which =
-          who + " " + (input ? "input " : "output ") + std::to_string(input ? i : i - n_in);
-      auto m = zeroed(static_cast<std::size_t>(std::max<std::int64_t>(0, t.bytes())), which, begin);
-      if (auto* fail = std::get_if<Measurement>(&m)) return std::move(*fail);
-      memory.push_back(std::move(std::get<DeviceMemory>(m)));
-      aclDataBuffer* b = api_->acl_create_data_buffer(memory.back().get(), memory.back().size());
-      if (b == nullptr) {
-        return failure(Status::runtime, which + ": aclCreateDataBuffer returned null", begin);
-      }
-      buffers.emplace_back(*api_, b,
-                           [](const AclApi& a, aclDataBuffer* h) { a.acl_destroy_data_buffer(h); });
-      (input ? in_buf : out_buf).push_back(b);
-    }
+    OpBuffers buffers;
+    if (auto fail = allocate_op_buffers(call, who, begin, buffers)) return std::move(*fail);
     return timed(
         [&] {
-          return api_->aclop_execute_v2(call.type.c_str(), num_in, in_desc.data(), in_buf.data(),
-                                        num_out, out_desc.data(), out_buf.data(), attr->get(),
-                                        stream_.get());
+          return api_->aclop_execute_v2(call.type.c_str(), num_in, descs.in.data(),
+                                        buffers.in.data(), num_out, descs.out.data(),
+                                        buffers.out.data(), attr->get(), stream_.get());
         },
         "aclopExecuteV2(" + call.type + ")", limit, begin);
   }
@@ -453,6 +398,103 @@ class Session {
       }
     }
     return owned;
+  }
+
+  /// The tensor descriptors of an operator call, inputs then outputs, and the views of them
+  /// that aclopCompile and aclopExecuteV2 take.
+  struct OpDescriptors {
+    std::vector<TensorDescHandle> owned;
+    std::vector<const aclTensorDesc*> in_const, out_const;
+    std::vector<aclTensorDesc*> in, out;
+  };
+
+  /// The zeroed device memory of an operator call's tensors, inputs then outputs, and their
+  /// data buffers (released before the memory).
+  struct OpBuffers {
+    std::vector<DeviceMemory> memory;
+    std::vector<DataBufferHandle> buffers;
+    std::vector<aclDataBuffer*> in, out;
+  };
+
+  /// Describes the tensors of `call` into `out`; the failed measurement (compile) if one cannot
+  /// be described.
+  [[nodiscard]] std::optional<Measurement> describe_op(const OpCall& call, const std::string& who,
+                                                       Clock::time_point begin,
+                                                       OpDescriptors& out) const {
+    const std::size_t n_in = call.inputs.size();
+    out.owned.reserve(n_in + call.outputs.size());
+    for (std::size_t i = 0; i < n_in + call.outputs.size(); ++i) {
+      const bool input = i < n_in;
+      const OpTensor& t = input ? call.inputs[i] : call.outputs[i - n_in];
+      std::string which = input ? "input " : "output ";
+      which += std::to_string(input ? i : i - n_in);
+      auto d = describe(t);
+      if (!d) {
+        which.insert(0, who + ": ");
+        return failure(Status::compile, which + ": " + d.error().message, begin);
+      }
+      out.owned.push_back(std::move(*d));
+    }
+    for (std::size_t i = 0; i < out.owned.size(); ++i) {
+      (i < n_in ? out.in_const : out.out_const).push_back(out.owned[i].get());
+      (i < n_in ? out.in : out.out).push_back(out.owned[i].get());
+    }
+    return std::nullopt;
+  }
+
+  /// Sets the compile options `call` asks for (implementation and precision modes); the failed
+  /// measurement (compile) if one is refused.
+  [[nodiscard]] std::optional<Measurement> set_compile_options(const OpCall& call,
+                                                               const std::string& who,
+                                                               Clock::time_point begin) const {
+    if (!call.impl_mode.empty()) {
+      if (const AclStatus st =
+              api_->acl_set_compileopt(ACL_OP_SELECT_IMPL_MODE, call.impl_mode.c_str());
+          st != acl_success) {
+        return failure(Status::compile,
+                       who + ": aclSetCompileopt(ACL_OP_SELECT_IMPL_MODE, " + call.impl_mode +
+                           ") failed: " + acl_message(*api_, st),
+                       begin);
+      }
+    }
+    if (!call.precision_mode.empty()) {
+      if (const AclStatus st =
+              api_->acl_set_compileopt(ACL_PRECISION_MODE, call.precision_mode.c_str());
+          st != acl_success) {
+        return failure(Status::compile,
+                       who + ": aclSetCompileopt(ACL_PRECISION_MODE, " + call.precision_mode +
+                           ") failed: " + acl_message(*api_, st),
+                       begin);
+      }
+    }
+    return std::nullopt;
+  }
+
+  /// Allocates zeroed device memory and a data buffer for each tensor of `call` into `out`; the
+  /// failed measurement (runtime) if one cannot be made.
+  [[nodiscard]] std::optional<Measurement> allocate_op_buffers(const OpCall& call,
+                                                               const std::string& who,
+                                                               Clock::time_point begin,
+                                                               OpBuffers& out) const {
+    const std::size_t n_in = call.inputs.size();
+    for (std::size_t i = 0; i < n_in + call.outputs.size(); ++i) {
+      const bool input = i < n_in;
+      const OpTensor& t = input ? call.inputs[i] : call.outputs[i - n_in];
+      const std::string which =
+          who + " " + (input ? "input " : "output ") + std::to_string(input ? i : i - n_in);
+      auto m = zeroed(static_cast<std::size_t>(std::max<std::int64_t>(0, t.bytes())), which, begin);
+      if (auto* fail = std::get_if<Measurement>(&m)) return std::move(*fail);
+      out.memory.push_back(std::move(std::get<DeviceMemory>(m)));
+      aclDataBuffer* b =
+          api_->acl_create_data_buffer(out.memory.back().get(), out.memory.back().size());
+      if (b == nullptr) {
+        return failure(Status::runtime, which + ": aclCreateDataBuffer returned null", begin);
+      }
+      out.buffers.emplace_back(
+          *api_, b, [](const AclApi& a, aclDataBuffer* h) { a.acl_destroy_data_buffer(h); });
+      (input ? out.in : out.out).push_back(b);
+    }
+    return std::nullopt;
   }
 
   /// The operator attributes of `call` (aclopCreateAttr + aclopSetAttr*).

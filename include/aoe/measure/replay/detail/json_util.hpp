@@ -4,7 +4,7 @@
 #define AOE_MEASURE_REPLAY_DETAIL_JSON_UTIL_HPP
 
 #include "aoe/core/error.hpp"
-#include "aoe/detail/parse_json.hpp"
+#include "aoe/io/parse_json.hpp"
 #include "aoe/space/value.hpp"
 
 #include <boost/json/value.hpp>

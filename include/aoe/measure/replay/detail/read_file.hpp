@@ -4,7 +4,7 @@
 #define AOE_MEASURE_REPLAY_DETAIL_READ_FILE_HPP
 
 #include "aoe/core/error.hpp"
-#include "aoe/detail/read_input.hpp"
+#include "aoe/io/read_input.hpp"
 
 #include <zlib.h>
 

@@ -15,6 +15,7 @@
 #include <set>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace aoe::sim::detail {
@@ -45,95 +46,118 @@ struct Layout {
   std::vector<Parameter> parameters;
   std::vector<Role> roles;
   std::vector<Constraint> constraints;
+
+  void add(Role r, Parameter p) {
+    parameters.push_back(std::move(p));
+    roles.push_back(r);
+  }
 };
 
+/// The cube's constraints: base blocks and steps within the per-core M, N and the padded K, the
+/// core split within the cores, and the single-buffered L0 capacities.
+inline void cube_constraints(const Soc& s, const Model& md, Layout& l) {
+  const std::int64_t m_frac = ceil_div(md.m, 16), n_frac = ceil_div(md.n, 16);
+  const std::int64_t kp = round_up(md.k, md.k0);
+  const std::int64_t cores = s.cube_cores;
+  const auto base_ok = [](std::int64_t frac) {
+    return [frac](std::span<const double> x) {
+      const double per = std::ceil(static_cast<double>(frac) / x[0]) * 16;
+      return x[1] == 16 || x[1] / 2 < per;
+    };
+  };
+  const auto step_ok = [](std::int64_t frac) {
+    return [frac](std::span<const double> x) {
+      const double per = std::ceil(static_cast<double>(frac) / x[0]) * 16;
+      return x[1] * (x[2] - 1) < per;
+    };
+  };
+  l.constraints.push_back(
+      predicate({"block_m", "m_l0"}, base_ok(m_frac), "m_l0 is at most twice the per-core M"));
+  l.constraints.push_back(predicate({"block_m", "m_l0", "m_step"}, step_ok(m_frac),
+                                    "m_l0 * (m_step - 1) < per-core M"));
+  l.constraints.push_back(product_at_most({"block_m", "block_n"}, static_cast<double>(cores)));
+  l.constraints.push_back(
+      predicate({"block_n", "n_l0"}, base_ok(n_frac), "n_l0 is at most twice the per-core N"));
+  l.constraints.push_back(predicate({"block_n", "n_l0", "n_step"}, step_ok(n_frac),
+                                    "n_l0 * (n_step - 1) < per-core N"));
+  // Single-buffered capacities are analysable constraints (they prune the enumeration);
+  // double-buffered overflows and L1 overflows are compile failures of the candidate.
+  l.constraints.push_back(
+      product_at_most({"m_l0", "m_step", "n_l0", "n_step"}, static_cast<double>(s.l0c_bytes / 4)));
+  l.constraints.push_back(
+      product_at_most({"m_l0", "k_l0"}, static_cast<double>(s.l0a_bytes / md.in_bytes)));
+  l.constraints.push_back(
+      product_at_most({"n_l0", "k_l0"}, static_cast<double>(s.l0b_bytes / md.in_bytes)));
+  const double k0 = static_cast<double>(md.k0);
+  const double kpd = static_cast<double>(kp);
+  l.constraints.push_back(predicate(
+      {"k_l0"}, [k0, kpd](std::span<const double> x) { return x[0] == k0 || x[0] / 2 < kpd; },
+      "k_l0 is at most twice K"));
+  l.constraints.push_back(predicate(
+      {"k_l0", "k_step"}, [kpd](std::span<const double> x) { return x[0] * (x[1] - 1) < kpd; },
+      "k_l0 * (k_step - 1) < K"));
+}
+
+/// The cube's dimensions: cores, base block and steps along M, N and K, the loop order, the
+/// ping-pong buffers, and the format where it is a choice.
+inline void cube_layout(const Soc& s, const Model& md, Layout& l) {
+  const std::int64_t m_frac = ceil_div(md.m, 16), n_frac = ceil_div(md.n, 16);
+  const std::int64_t cores = s.cube_cores;
+  const std::vector<std::int64_t> bases{16, 32, 64, 128, 256};
+  std::vector<std::int64_t> kbases;
+  for (std::int64_t b = md.k0; b <= 256; b *= 2) kbases.push_back(b);
+  l.add(block_m, int_levels("block_m", split_levels(cores, m_frac)));
+  l.add(m_l0, int_levels("m_l0", bases));
+  l.add(m_step, int_levels("m_step", {1, 2, 4}));
+  l.add(block_n, int_levels("block_n", split_levels(cores, n_frac)));
+  l.add(n_l0, int_levels("n_l0", bases));
+  l.add(n_step, int_levels("n_step", {1, 2, 4}));
+  l.add(k_l0, int_levels("k_l0", kbases));
+  l.add(k_step, int_levels("k_step", {1, 2, 4, 8}));
+  l.add(order, enumeration("order", {"m_outer", "n_outer"}));
+  l.add(db_l1, flag("db_l1"));
+  l.add(db_l0, flag("db_l0"));
+  l.add(db_l0c, flag("db_l0c"));
+  cube_constraints(s, md, l);
+  if (md.cube_formats) l.add(format, enumeration("format", {"ND", "FRACTAL_NZ"}));
+}
+
+/// A vector operator's dimensions: cores, UB tile and double buffering, and SoftmaxV2's format;
+/// a tile is at most twice a core's share of the elements.
+inline void vector_layout(const Soc& s, const Model& md, Layout& l) {
+  const std::int64_t unit = md.row > 0 ? md.row : 16;
+  const std::int64_t units = md.row > 0 ? md.rows : ceil_div(md.elements, 16);
+  l.add(block_dim, int_levels("block_dim", split_levels(s.vector_op_cores(), units)));
+  std::vector<std::int64_t> tiles;
+  const double per = std::max(1.0, md.ub_per_elem + (md.precision_variant ? 4.0 : 0.0));
+  for (std::int64_t t = 256; static_cast<double>(t) * per <= 2.0 * static_cast<double>(s.ub_bytes);
+       t *= 2) {
+    tiles.push_back(t);
+  }
+  if (tiles.empty()) tiles.push_back(256);
+  l.add(ub_tile, int_levels("ub_tile", tiles));
+  l.add(db_ub, flag("double_buffer"));
+  l.constraints.push_back(predicate(
+      {"block_dim", "ub_tile"},
+      [unit, units](std::span<const double> x) {
+        const double per_core = std::ceil(static_cast<double>(units) / x[0]) * unit;
+        return x[1] == 256 || x[1] / 2 < per_core;
+      },
+      "ub_tile is at most twice the per-core elements"));
+  if (md.softmax_formats) l.add(format, enumeration("format", {"ND", "FRACTAL_NZ"}));
+}
+
+/// The space of `md`'s family on `s`, and impl_mode where the operator has a high_precision
+/// implementation.
 [[nodiscard]] inline Layout layout(const Soc& s, const Model& md) {
   Layout l;
-  const auto add = [&](Role r, Parameter p) {
-    l.parameters.push_back(std::move(p));
-    l.roles.push_back(r);
-  };
   if (md.family == Family::cube) {
-    const std::int64_t m_frac = ceil_div(md.m, 16), n_frac = ceil_div(md.n, 16);
-    const std::int64_t kp = round_up(md.k, md.k0);
-    const std::int64_t cores = s.cube_cores;
-    const std::vector<std::int64_t> bases{16, 32, 64, 128, 256};
-    std::vector<std::int64_t> kbases;
-    for (std::int64_t b = md.k0; b <= 256; b *= 2) kbases.push_back(b);
-    add(block_m, int_levels("block_m", split_levels(cores, m_frac)));
-    add(m_l0, int_levels("m_l0", bases));
-    add(m_step, int_levels("m_step", {1, 2, 4}));
-    add(block_n, int_levels("block_n", split_levels(cores, n_frac)));
-    add(n_l0, int_levels("n_l0", bases));
-    add(n_step, int_levels("n_step", {1, 2, 4}));
-    add(k_l0, int_levels("k_l0", kbases));
-    add(k_step, int_levels("k_step", {1, 2, 4, 8}));
-    add(order, enumeration("order", {"m_outer", "n_outer"}));
-    add(db_l1, flag("db_l1"));
-    add(db_l0, flag("db_l0"));
-    add(db_l0c, flag("db_l0c"));
-    const auto base_ok = [](std::int64_t frac) {
-      return [frac](std::span<const double> x) {
-        const double per = std::ceil(static_cast<double>(frac) / x[0]) * 16;
-        return x[1] == 16 || x[1] / 2 < per;
-      };
-    };
-    const auto step_ok = [](std::int64_t frac) {
-      return [frac](std::span<const double> x) {
-        const double per = std::ceil(static_cast<double>(frac) / x[0]) * 16;
-        return x[1] * (x[2] - 1) < per;
-      };
-    };
-    l.constraints.push_back(
-        predicate({"block_m", "m_l0"}, base_ok(m_frac), "m_l0 is at most twice the per-core M"));
-    l.constraints.push_back(predicate({"block_m", "m_l0", "m_step"}, step_ok(m_frac),
-                                      "m_l0 * (m_step - 1) < per-core M"));
-    l.constraints.push_back(product_at_most({"block_m", "block_n"}, static_cast<double>(cores)));
-    l.constraints.push_back(
-        predicate({"block_n", "n_l0"}, base_ok(n_frac), "n_l0 is at most twice the per-core N"));
-    l.constraints.push_back(predicate({"block_n", "n_l0", "n_step"}, step_ok(n_frac),
-                                      "n_l0 * (n_step - 1) < per-core N"));
-    // Single-buffered capacities are analysable constraints (they prune the enumeration);
-    // double-buffered overflows and L1 overflows are compile failures of the candidate.
-    l.constraints.push_back(product_at_most({"m_l0", "m_step", "n_l0", "n_step"},
-                                            static_cast<double>(s.l0c_bytes / 4)));
-    l.constraints.push_back(
-        product_at_most({"m_l0", "k_l0"}, static_cast<double>(s.l0a_bytes / md.in_bytes)));
-    l.constraints.push_back(
-        product_at_most({"n_l0", "k_l0"}, static_cast<double>(s.l0b_bytes / md.in_bytes)));
-    const double k0 = static_cast<double>(md.k0);
-    const double kpd = static_cast<double>(kp);
-    l.constraints.push_back(predicate(
-        {"k_l0"}, [k0, kpd](std::span<const double> x) { return x[0] == k0 || x[0] / 2 < kpd; },
-        "k_l0 is at most twice K"));
-    l.constraints.push_back(predicate(
-        {"k_l0", "k_step"}, [kpd](std::span<const double> x) { return x[0] * (x[1] - 1) < kpd; },
-        "k_l0 * (k_step - 1) < K"));
-    if (md.cube_formats) add(format, enumeration("format", {"ND", "FRACTAL_NZ"}));
+    cube_layout(s, md, l);
   } else {
-    const std::int64_t unit = md.row > 0 ? md.row : 16;
-    const std::int64_t units = md.row > 0 ? md.rows : ceil_div(md.elements, 16);
-    add(block_dim, int_levels("block_dim", split_levels(s.vector_op_cores(), units)));
-    std::vector<std::int64_t> tiles;
-    const double per = std::max(1.0, md.ub_per_elem + (md.precision_variant ? 4.0 : 0.0));
-    for (std::int64_t t = 256;
-         static_cast<double>(t) * per <= 2.0 * static_cast<double>(s.ub_bytes); t *= 2) {
-      tiles.push_back(t);
-    }
-    if (tiles.empty()) tiles.push_back(256);
-    add(ub_tile, int_levels("ub_tile", tiles));
-    add(db_ub, flag("double_buffer"));
-    l.constraints.push_back(predicate(
-        {"block_dim", "ub_tile"},
-        [unit, units](std::span<const double> x) {
-          const double per_core = std::ceil(static_cast<double>(units) / x[0]) * unit;
-          return x[1] == 256 || x[1] / 2 < per_core;
-        },
-        "ub_tile is at most twice the per-core elements"));
-    if (md.softmax_formats) add(format, enumeration("format", {"ND", "FRACTAL_NZ"}));
+    vector_layout(s, md, l);
   }
   if (md.precision_variant) {
-    add(impl, enumeration("impl_mode", {"high_performance", "high_precision"}));
+    l.add(impl, enumeration("impl_mode", {"high_performance", "high_precision"}));
   }
   return l;
 }

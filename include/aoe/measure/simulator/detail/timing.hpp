@@ -2,7 +2,8 @@
 // Cube/Vector -> FixPipe/MTE3 (->GM); stages overlap when double-buffered and serialise when
 // not; blocks run in waves over the cores; GM bandwidth is shared by the active cores under a
 // chip cap; re-read data hits L2 when the working set fits. No allocation: called millions of
-// times by the oracle. Model and sources: docs/simulator.md, ascend-aoe-facts.md §3.8.
+// times by the oracle. Model: docs/simulator.md#the-timing-model-detailtiminghpp; sources:
+// docs/simulator.md#sources.
 #ifndef AOE_MEASURE_SIMULATOR_DETAIL_TIMING_HPP
 #define AOE_MEASURE_SIMULATOR_DETAIL_TIMING_HPP
 
@@ -94,16 +95,16 @@ inline Bound classify(const Profile& p) noexcept {
   return o;
 }
 
-/// MatMul / BatchMatMul / Conv2D (img2col GEMM) on the cube. With a `Profile*` sink, also fills
-/// `*profile` with where the time goes (its own instantiation: the search's is unchanged).
-template <class Sink = NoProfile>
-[[nodiscard]] inline Outcome cube_time(const Soc& s, const Model& md, const Values& v,
-                                       [[maybe_unused]] Sink profile = {}) noexcept {
+namespace timing {
+
+/// The buffer a cube configuration overflows (a double-buffered buffer counts twice), or a
+/// format the SoC cannot load; `Buffer::none` when it fits.
+[[nodiscard]] inline Outcome cube_overflow(const Soc& s, const Model& md,
+                                           const Values& v) noexcept {
   const std::int64_t in = md.in_bytes;
   const std::int64_t bml0 = v[m_l0], bnl0 = v[n_l0], bkl0 = v[k_l0];
   const std::int64_t tm = bml0 * v[m_step], tn = bnl0 * v[n_step], tk = bkl0 * v[k_step];
   const std::int64_t l0_copies = v[db_l0] ? 2 : 1;
-  // (1) buffers; a double-buffered buffer counts twice.
   if (const auto need = bml0 * bkl0 * in * l0_copies; need > s.l0a_bytes) {
     return overflow(Buffer::l0a, need, s.l0a_bytes);
   }
@@ -119,26 +120,64 @@ template <class Sink = NoProfile>
       need > s.l1_bytes) {
     return overflow(Buffer::l1, need, s.l1_bytes);
   }
-  const bool nd_kernel = v[format] == 0;
-  if (nd_kernel && !s.mte2_nd2nz) return overflow(Buffer::format, 0, 0);
+  if (v[format] == 0 && !s.mte2_nd2nz) return overflow(Buffer::format, 0, 0);
+  return {};
+}
 
-  // (2) blocks over cores.
-  const double f = s.frequency_ghz * 1e9;
+/// What cube_time derives from a configuration that fits, step by step; its profile reads the
+/// same values.
+struct CubeRun {
+  double f = 0;  ///< the AI Core clock, Hz
+  // Blocks over cores.
+  std::int64_t mc = 0, nc = 0, kp = 0;  ///< a block's M and N (whole fractals), K padded to k0
+  std::int64_t used_m = 0, used_n = 0;  ///< cores used along M and N
+  std::int64_t blocks = 0, active = 0, waves = 0;
+  std::int64_t nm = 0, nn = 0, nk = 0;  ///< a block's L1 tiles along M, N and K
+  double steps = 0;                     ///< a block's L1 steps: nm * nn * nk
+  // One block's pipes, seconds.
+  double chip_reads = 0;  ///< bytes all blocks read from GM (the rest hits L2)
+  double gm_core = 0;     ///< one core's GM read rate, bytes per second
+  double mte2 = 0;
+  double mte1_step = 0;  ///< per L1 step
+  double cube = 0;
+  double vec_pass = 0;  ///< one vector pass over a block's output
+  double residual = 0;  ///< bytes of the residual operand a block reads in its epilogue
+  double out = 0;       ///< the output stage, with the epilogue
+  // The pipeline.
+  double t2 = 0, t1 = 0, tc = 0;          ///< MTE2, MTE1 and Cube per L1 step
+  double bases = 0;                       ///< base blocks per L1 step
+  double inner = 0;                       ///< the L0 stages of one L1 step
+  double stream = 0;                      ///< all L1 steps of a block
+  double n_out = 0, tile = 0, t_out = 0;  ///< output tiles; stream and output per tile
+  double block = 0;                       ///< one block on one core, with its fixed overhead
+  double cap = 0;                         ///< the whole operator at the chip's GM bandwidth
+};
+
+/// The blocks (batch x cores along M x cores along N) in waves over the cube cores, and each
+/// block's L1 tiles.
+inline void cube_blocks(const Soc& s, const Model& md, const Values& v, CubeRun& r) noexcept {
+  r.f = s.frequency_ghz * 1e9;
   const std::int64_t m_frac = ceil_div(md.m, 16), n_frac = ceil_div(md.n, 16);
   const std::int64_t per_m = ceil_div(m_frac, v[block_m]), per_n = ceil_div(n_frac, v[block_n]);
-  const std::int64_t used_m = ceil_div(m_frac, per_m), used_n = ceil_div(n_frac, per_n);
-  const std::int64_t mc = per_m * 16, nc = per_n * 16, kp = round_up(md.k, md.k0);
-  const std::int64_t blocks = md.batch * used_m * used_n;
-  const std::int64_t active = std::min<std::int64_t>(blocks, s.cube_cores);
-  const std::int64_t waves = ceil_div(blocks, s.cube_cores);
+  r.used_m = ceil_div(m_frac, per_m), r.used_n = ceil_div(n_frac, per_n);
+  r.mc = per_m * 16, r.nc = per_n * 16, r.kp = round_up(md.k, md.k0);
+  r.blocks = md.batch * r.used_m * r.used_n;
+  r.active = std::min<std::int64_t>(r.blocks, s.cube_cores);
+  r.waves = ceil_div(r.blocks, s.cube_cores);
+  const std::int64_t tm = v[m_l0] * v[m_step], tn = v[n_l0] * v[n_step];
+  const std::int64_t tk = v[k_l0] * v[k_step];
+  r.nm = ceil_div(r.mc, tm), r.nn = ceil_div(r.nc, tn), r.nk = ceil_div(r.kp, tk);
+  r.steps = static_cast<double>(r.nm * r.nn * r.nk);
+}
 
-  // (3) per block: L1 tiles and GM->L1 traffic.
-  const std::int64_t nm = ceil_div(mc, tm), nn = ceil_div(nc, tn), nk = ceil_div(kp, tk);
-  const double a_panel = static_cast<double>(mc * kp * in) * md.a_gm_factor;
-  const double b_panel = static_cast<double>(kp * nc * in);
-  double reads_a = a_panel * static_cast<double>(nn);
-  double reads_b = b_panel * static_cast<double>(nm);
-  if (nk == 1) {
+/// MTE2: a block's GM -> L1 traffic, and how much of all blocks' traffic reaches GM past L2.
+inline void cube_mte2(const Soc& s, const Model& md, const Values& v, CubeRun& r) noexcept {
+  const std::int64_t in = md.in_bytes;
+  const double a_panel = static_cast<double>(r.mc * r.kp * in) * md.a_gm_factor;
+  const double b_panel = static_cast<double>(r.kp * r.nc * in);
+  double reads_a = a_panel * static_cast<double>(r.nn);
+  double reads_b = b_panel * static_cast<double>(r.nm);
+  if (r.nk == 1) {
     if (v[order] == 0) {
       reads_a = a_panel;  // M outer: the A tile (tm x K) stays in L1 across the N tiles
     } else {
@@ -151,219 +190,298 @@ template <class Sink = NoProfile>
   const double unique =
       static_cast<double>(md.batch) * static_cast<double>(md.m * md.k * in) * md.a_gm_factor +
       static_cast<double>((md.b_shared ? 1 : md.batch) * md.k * md.n * in);
-  const double working = std::min(unique, static_cast<double>(active) * (a_panel + b_panel));
-  const double share_a = static_cast<double>(std::min(used_n, active));
+  const double working = std::min(unique, static_cast<double>(r.active) * (a_panel + b_panel));
+  const double share_a = static_cast<double>(std::min(r.used_n, r.active));
   const double share_b =
-      static_cast<double>(std::min(used_m * (md.b_shared ? md.batch : 1), active));
+      static_cast<double>(std::min(r.used_m * (md.b_shared ? md.batch : 1), r.active));
   double chip_reads = 0;
   if (working <= s.l2_usable_fraction * static_cast<double>(s.l2_bytes)) {
     chip_reads = unique;
   } else {
-    chip_reads = static_cast<double>(blocks) * (reads_a / share_a + reads_b / share_b);
+    chip_reads = static_cast<double>(r.blocks) * (reads_a / share_a + reads_b / share_b);
   }
-  chip_reads = std::max(unique, std::min(chip_reads, reads * static_cast<double>(blocks)));
-  const double gm_fraction = chip_reads / (reads * static_cast<double>(blocks));
-  const double gm_core = std::min(s.gm_read * f, s.gm_bandwidth / static_cast<double>(active)) *
-                         (nd_kernel ? s.nd2nz_efficiency : 1.0);
-  const double mte2 =
-      reads * (gm_fraction / gm_core + (1 - gm_fraction) / (s.l2_read * f));  // seconds
+  r.chip_reads = std::max(unique, std::min(chip_reads, reads * static_cast<double>(r.blocks)));
+  const double gm_fraction = r.chip_reads / (reads * static_cast<double>(r.blocks));
+  r.gm_core = std::min(s.gm_read * r.f, s.gm_bandwidth / static_cast<double>(r.active)) *
+              (v[format] == 0 ? s.nd2nz_efficiency : 1.0);
+  r.mte2 = reads * (gm_fraction / r.gm_core + (1 - gm_fraction) / (s.l2_read * r.f));
+}
 
-  // MTE1: L1 -> L0A/L0B, keeping whichever operand is cheaper to reload resident.
-  const double steps = static_cast<double>(nm * nn * nk);
+/// MTE1 (L1 -> L0A/L0B, keeping whichever operand is cheaper to reload resident) and the Cube:
+/// one 16 x k0 x 16 fractal per cycle per `cube_fractals_per_cycle`, plus issue overhead.
+inline void cube_l0(const Soc& s, const Model& md, const Values& v, CubeRun& r) noexcept {
+  const std::int64_t in = md.in_bytes;
+  const std::int64_t bml0 = v[m_l0], bnl0 = v[n_l0], bkl0 = v[k_l0];
+  const std::int64_t tm = bml0 * v[m_step], tn = bnl0 * v[n_step], tk = bkl0 * v[k_step];
   const double fill =
-      static_cast<double>(mc * nc * kp) / (static_cast<double>(tm * tn * tk) * steps);
+      static_cast<double>(r.mc * r.nc * r.kp) / (static_cast<double>(tm * tn * tk) * r.steps);
   const double a_cost = static_cast<double>(tm * tk * in) / s.l1_to_l0a;
   const double b_cost = static_cast<double>(tk * tn * in) / s.l1_to_l0b;
-  const double mte1_step = std::min(a_cost * static_cast<double>(v[n_step]) + b_cost,
-                                    a_cost + b_cost * static_cast<double>(v[m_step])) *
-                           fill / f;
-
-  // Cube: one 16 x k0 x 16 fractal per cycle per `cube_fractals_per_cycle`, plus issue overhead.
-  const double fractals = static_cast<double>((mc / 16) * (kp / md.k0) * (nc / 16));
+  r.mte1_step = std::min(a_cost * static_cast<double>(v[n_step]) + b_cost,
+                         a_cost + b_cost * static_cast<double>(v[m_step])) *
+                fill / r.f;
+  const double fractals = static_cast<double>((r.mc / 16) * (r.kp / md.k0) * (r.nc / 16));
   const double mmads =
-      static_cast<double>(ceil_div(mc, bml0) * ceil_div(nc, bnl0) * ceil_div(kp, bkl0));
-  const double cube = (fractals / s.cube_fractals_per_cycle + mmads * s.mmad_overhead_cycles) / f;
+      static_cast<double>(ceil_div(r.mc, bml0) * ceil_div(r.nc, bnl0) * ceil_div(r.kp, bkl0));
+  r.cube = (fractals / s.cube_fractals_per_cycle + mmads * s.mmad_overhead_cycles) / r.f;
+}
 
-  // Output: FixPipe to GM (A2) or L0C -> UB -> MTE3 (coupled parts), with the epilogue.
-  const double out_elems = static_cast<double>(mc * nc);
-  const double write_rate = std::min(s.gm_write * f, s.gm_bandwidth / static_cast<double>(active));
-  double out = 0;
-  const double vec_pass = out_elems * 2 / s.vector_bytes_per_cycle / f;
-  const double residual =
-      md.extra_input_bytes / static_cast<double>(md.batch * md.m * md.n) * out_elems;
+/// The output stage: FixPipe to GM (A2) or L0C -> UB -> MTE3 (coupled parts), with the epilogue.
+inline void cube_output(const Soc& s, const Model& md, CubeRun& r) noexcept {
+  const double f = r.f;
+  const double out_elems = static_cast<double>(r.mc * r.nc);
+  const double write_rate =
+      std::min(s.gm_write * f, s.gm_bandwidth / static_cast<double>(r.active));
+  r.vec_pass = out_elems * 2 / s.vector_bytes_per_cycle / f;
+  r.residual = md.extra_input_bytes / static_cast<double>(md.batch * md.m * md.n) * out_elems;
   if (s.split) {
-    out = out_elems * static_cast<double>(md.out_bytes) / std::min(s.fixpipe * f, write_rate);
+    r.out = out_elems * static_cast<double>(md.out_bytes) / std::min(s.fixpipe * f, write_rate);
     const double vector_passes = md.epilogue_passes - md.epilogue_fixpipe_passes;
-    if (vector_passes > 0 || residual > 0) {
+    if (vector_passes > 0 || r.residual > 0) {
       // AIC -> AIV goes through GM/L2; two vector cores per cube core.
       const double bytes = out_elems * static_cast<double>(md.out_bytes);
-      out += bytes / (s.l2_write * f) + bytes / (s.l2_read * f) + residual / (s.gm_read * f) +
-             vector_passes * vec_pass / 2;
+      r.out += bytes / (s.l2_write * f) + bytes / (s.l2_read * f) + r.residual / (s.gm_read * f) +
+               vector_passes * r.vec_pass / 2;
     }
   } else {
-    out = out_elems * 4 / (s.l0c_to_ub * f) +
-          out_elems * static_cast<double>(md.out_bytes) / std::min(s.ub_to_gm * f, write_rate) +
-          md.epilogue_passes * vec_pass + residual / gm_core;
+    r.out = out_elems * 4 / (s.l0c_to_ub * f) +
+            out_elems * static_cast<double>(md.out_bytes) / std::min(s.ub_to_gm * f, write_rate) +
+            md.epilogue_passes * r.vec_pass + r.residual / r.gm_core;
   }
+}
 
-  // (4) pipeline: per L1 step, L0 stages overlap when L0 is double-buffered, MTE2 overlaps
-  // them when L1 is; FixPipe overlaps the next tile when L0C is. Fill and drain are exposed.
-  // A two-stage pipeline of n items with stage times a, b: a + b + (n - 1) max(a, b) when
-  // double-buffered (fill, steady state, drain), n (a + b) when not.
-  const double t2 = mte2 / steps, t1 = mte1_step, tc = cube / steps;
-  const double bases = static_cast<double>(v[m_step] * v[n_step] * v[k_step]);
-  const double inner =
-      v[db_l0] ? (t1 + tc) / bases + (bases - 1) / bases * std::max(t1, tc) : t1 + tc;
-  const double stream =
-      v[db_l1] ? t2 + inner + (steps - 1) * std::max(t2, inner) : steps * (t2 + inner);
-  const double n_out = static_cast<double>(nm * nn);
-  const double tile = stream / n_out;
-  const double t_out = out / n_out;
-  double block = v[db_l0c] ? tile + t_out + (n_out - 1) * std::max(tile, t_out) : stream + out;
-  block += s.block_overhead_cycles / f;
-
+/// A block's time from its stages: per L1 step, L0 stages overlap when L0 is double-buffered,
+/// MTE2 overlaps them when L1 is; FixPipe overlaps the next tile when L0C is. Fill and drain are
+/// exposed. A two-stage pipeline of n items with stage times a, b: a + b + (n - 1) max(a, b)
+/// when double-buffered (fill, steady state, drain), n (a + b) when not.
+inline void cube_pipeline(const Soc& s, const Model& md, const Values& v, CubeRun& r) noexcept {
+  r.t2 = r.mte2 / r.steps, r.t1 = r.mte1_step, r.tc = r.cube / r.steps;
+  const double t1 = r.t1, tc = r.tc, steps = r.steps;
+  r.bases = static_cast<double>(v[m_step] * v[n_step] * v[k_step]);
+  r.inner = v[db_l0] ? (t1 + tc) / r.bases + (r.bases - 1) / r.bases * std::max(t1, tc) : t1 + tc;
+  r.stream =
+      v[db_l1] ? r.t2 + r.inner + (steps - 1) * std::max(r.t2, r.inner) : steps * (r.t2 + r.inner);
+  r.n_out = static_cast<double>(r.nm * r.nn);
+  r.tile = r.stream / r.n_out;
+  r.t_out = r.out / r.n_out;
+  r.block =
+      v[db_l0c] ? r.tile + r.t_out + (r.n_out - 1) * std::max(r.tile, r.t_out) : r.stream + r.out;
+  r.block += s.block_overhead_cycles / r.f;
   const double total_out = static_cast<double>(md.batch * md.m * md.n * md.out_bytes);
-  const double cap = (chip_reads + total_out + md.extra_input_bytes) / s.gm_bandwidth;
+  r.cap = (r.chip_reads + total_out + md.extra_input_bytes) / s.gm_bandwidth;
+}
+
+/// Where a cube configuration's `seconds` go: the stream (MTE2 -> MTE1/Cube per L1 step), then
+/// the output stage per output tile.
+inline void cube_profile(const Soc& s, const Model& md, const Values& v, const CubeRun& r,
+                         double seconds, Profile& p) noexcept {
+  const auto waves = static_cast<double>(r.waves);
+  p = Profile{.family = Family::cube,
+              .blocks = r.blocks,
+              .cores = r.active,
+              .waves = r.waves,
+              .launch = s.launch_overhead_seconds,
+              .block = r.block,
+              .wave = std::max(waves * r.block, r.cap) / waves,
+              .block_overhead = s.block_overhead_cycles / r.f,
+              .transdata = v[format] == 1 && md.tensors_nd ? md.format_transdata_seconds : 0.0,
+              .seconds = seconds};
+  two_stage(r.steps, r.t2, r.inner, v[db_l1] != 0, p.pipes[Pipe::mte2], p.pipes[Pipe::cube]);
+  p.pipes[Pipe::mte1] = p.pipes[Pipe::cube];
+  const double sub = v[db_l0] ? 1 / r.bases : 1.0;
+  p.pipes[Pipe::mte1].end -= r.tc * sub;
+  p.pipes[Pipe::cube].start += r.t1 * sub;
+  PipeSpan out_span;
+  if (v[db_l0c]) {
+    PipeSpan stream_span;
+    two_stage(r.n_out, r.tile, r.t_out, true, stream_span, out_span);
+    const double stretch = r.stream > 0 ? stream_span.end / r.stream : 1.0;
+    for (const Pipe q : {Pipe::mte2, Pipe::mte1, Pipe::cube}) {
+      p.pipes[q].start *= stretch;
+      p.pipes[q].end *= stretch;
+    }
+  } else {
+    out_span = {r.stream, r.stream + r.out, 0};
+  }
+  p.pipes[Pipe::mte2].busy = r.mte2;
+  p.pipes[Pipe::mte1].busy = r.t1 * r.steps;
+  p.pipes[Pipe::cube].busy = r.cube;
+  const double epilogue =
+      s.split ? ((md.epilogue_passes - md.epilogue_fixpipe_passes > 0 || r.residual > 0)
+                     ? (md.epilogue_passes - md.epilogue_fixpipe_passes) * r.vec_pass / 2
+                     : 0.0)
+              : md.epilogue_passes * r.vec_pass;
+  p.pipes[Pipe::mte3] = out_span;
+  p.pipes[Pipe::mte3].busy = r.out - std::max(0.0, epilogue);
+  if (epilogue > 0) {
+    p.pipes[Pipe::vector] = out_span;
+    p.pipes[Pipe::vector].busy = epilogue;
+  }
+  p.bound = classify(p);
+}
+
+}  // namespace timing
+
+/// MatMul / BatchMatMul / Conv2D (img2col GEMM) on the cube. With a `Profile*` sink, also fills
+/// `*profile` with where the time goes (its own instantiation: the search's is unchanged).
+/// `gnu::flatten` inlines the steps: the oracle calls this millions of times, and the steps as
+/// calls cost about a sixth more time per call.
+template <class Sink = NoProfile>
+[[nodiscard, gnu::flatten]] inline Outcome cube_time(const Soc& s, const Model& md, const Values& v,
+                                                     [[maybe_unused]] Sink profile = {}) noexcept {
+  if (const Outcome o = timing::cube_overflow(s, md, v); o.buffer != Buffer::none) return o;
+  timing::CubeRun r;
+  timing::cube_blocks(s, md, v, r);
+  timing::cube_mte2(s, md, v, r);
+  timing::cube_l0(s, md, v, r);
+  timing::cube_output(s, md, r);
+  timing::cube_pipeline(s, md, v, r);
   Outcome o;
-  o.seconds = s.launch_overhead_seconds + std::max(static_cast<double>(waves) * block, cap);
+  o.seconds = s.launch_overhead_seconds + std::max(static_cast<double>(r.waves) * r.block, r.cap);
   if (v[format] == 1 && md.tensors_nd) o.seconds += md.format_transdata_seconds;
   if constexpr (std::is_same_v<Sink, Profile*>) {
-    Profile& p = *profile;
-    p = Profile{
-        .family = Family::cube,
-        .blocks = blocks,
-        .cores = active,
-        .waves = waves,
-        .launch = s.launch_overhead_seconds,
-        .block = block,
-        .wave = std::max(static_cast<double>(waves) * block, cap) / static_cast<double>(waves),
-        .block_overhead = s.block_overhead_cycles / f,
-        .transdata = v[format] == 1 && md.tensors_nd ? md.format_transdata_seconds : 0.0,
-        .seconds = o.seconds};
-    // The stream (MTE2 -> MTE1/Cube per L1 step), then the output stage per output tile.
-    timing::two_stage(steps, t2, inner, v[db_l1] != 0, p.pipes[Pipe::mte2], p.pipes[Pipe::cube]);
-    p.pipes[Pipe::mte1] = p.pipes[Pipe::cube];
-    const double sub = v[db_l0] ? 1 / bases : 1.0;
-    p.pipes[Pipe::mte1].end -= tc * sub;
-    p.pipes[Pipe::cube].start += t1 * sub;
-    PipeSpan out_span;
-    if (v[db_l0c]) {
-      PipeSpan stream_span;
-      timing::two_stage(n_out, tile, t_out, true, stream_span, out_span);
-      const double stretch = stream > 0 ? stream_span.end / stream : 1.0;
-      for (const Pipe q : {Pipe::mte2, Pipe::mte1, Pipe::cube}) {
-        p.pipes[q].start *= stretch;
-        p.pipes[q].end *= stretch;
-      }
-    } else {
-      out_span = {stream, stream + out, 0};
-    }
-    p.pipes[Pipe::mte2].busy = mte2;
-    p.pipes[Pipe::mte1].busy = t1 * steps;
-    p.pipes[Pipe::cube].busy = cube;
-    const double epilogue =
-        s.split ? ((md.epilogue_passes - md.epilogue_fixpipe_passes > 0 || residual > 0)
-                       ? (md.epilogue_passes - md.epilogue_fixpipe_passes) * vec_pass / 2
-                       : 0.0)
-                : md.epilogue_passes * vec_pass;
-    p.pipes[Pipe::mte3] = out_span;
-    p.pipes[Pipe::mte3].busy = out - std::max(0.0, epilogue);
-    if (epilogue > 0) {
-      p.pipes[Pipe::vector] = out_span;
-      p.pipes[Pipe::vector].busy = epilogue;
-    }
-    p.bound = timing::classify(p);
+    timing::cube_profile(s, md, v, r, o.seconds, *profile);
   }
   return o;
 }
 
+namespace timing {
+
+/// What vector_time derives from a configuration that fits, step by step; its profile reads the
+/// same values.
+struct VectorRun {
+  bool precise = false;      ///< the high_precision implementation (fp32 compute)
+  double compute_bytes = 2;  ///< element width the vector unit computes in
+  double f = 0;              ///< the vector cores' clock, Hz
+  std::int64_t cores = 0;
+  double reread = 1;  ///< GM reads per input byte (a row longer than the tile is read twice)
+  double tile = 0;    ///< elements per UB tile
+  double tiles = 0;   ///< UB tiles per core
+  double t_in = 0, t_vec = 0, t_out = 0;  ///< MTE2, Vector and MTE3 per tile, seconds
+  double core = 0;                        ///< one core, with its fixed overhead
+  double cap = 0;                         ///< the whole operator at the chip's GM bandwidth
+};
+
+/// The work units (rows for row ops, 32-byte blocks for the rest) over the cores, and each
+/// core's UB tiles.
+inline void vector_tiles(const Soc& s, const Model& md, const Values& v, VectorRun& r) noexcept {
+  r.f = s.vector_op_frequency_ghz() * 1e9;
+  const std::int64_t unit = md.row > 0 ? md.row : 16;
+  const std::int64_t units = md.row > 0 ? md.rows : ceil_div(md.elements, 16);
+  r.cores = std::max<std::int64_t>(1, std::min<std::int64_t>(v[block_dim], units));
+  const double per_core = static_cast<double>(ceil_div(units, r.cores) * unit);
+  // A row longer than the tile is processed in pieces and re-read (two passes over GM).
+  r.tile = static_cast<double>(v[ub_tile]);
+  if (md.row > 0) {
+    if (md.row > v[ub_tile]) {
+      r.reread = md.reduce_op ? 1.0 : 2.0;
+    } else {
+      r.tile = static_cast<double>((v[ub_tile] / md.row) * md.row);
+    }
+  }
+  r.tile = std::min(r.tile, per_core);
+  r.tiles = std::ceil(per_core / r.tile);
+}
+
+/// The fraction of vector lanes a row op uses, and the passes it adds: a short row wastes lanes
+/// of the 128-lane repeat (ND) or pads to 16-column fractals (NZ), with one extra pass to reduce
+/// across fractals.
+struct Lanes {
+  double used = 1;
+  double extra_passes = 0;
+};
+
+[[nodiscard]] inline Lanes row_lanes(const Soc& s, const Model& md, const Values& v,
+                                     double compute_bytes) noexcept {
+  Lanes l;
+  if (!md.row_lanes) return l;
+  const auto r = md.row;
+  if (md.softmax_formats && v[format] == 1) {
+    l.used = static_cast<double>(r) / static_cast<double>(round_up(r, 16));
+    l.extra_passes = 1;
+  } else {
+    const std::int64_t per_repeat =
+        static_cast<std::int64_t>(s.vector_bytes_per_cycle / compute_bytes);
+    l.used = r >= per_repeat ? static_cast<double>(r) / static_cast<double>(round_up(r, per_repeat))
+                             : static_cast<double>(r) / static_cast<double>(per_repeat);
+    l.used = std::max(l.used, 0.25);  // several short rows share a repeat through masks
+  }
+  return l;
+}
+
+/// MTE2 -> Vector -> MTE3 per tile, and a core's time over its tiles.
+inline void vector_stages(const Soc& s, const Model& md, const Values& v, VectorRun& r) noexcept {
+  const double f = r.f;
+  const Lanes lanes = row_lanes(s, md, v, r.compute_bytes);
+  const double passes =
+      (md.passes + lanes.extra_passes) * (r.compute_bytes / 2) + (r.precise ? 2.0 : 0.0);
+  const double repeats =
+      std::ceil(r.tile * r.compute_bytes / s.vector_bytes_per_cycle / lanes.used);
+  const double instructions = std::ceil(passes) * std::ceil(repeats / 255);
+  r.t_vec = (repeats * passes + instructions * s.vector_instruction_overhead_cycles) / f;
+  const double share = s.gm_bandwidth / static_cast<double>(r.cores);
+  r.t_in = r.tile * md.in_per_elem * r.reread / std::min(s.gm_read * f, share);
+  r.t_out = r.tile * md.out_per_elem / std::min(std::min(s.ub_to_gm, s.gm_write) * f, share);
+  r.core = v[db_ub]
+               ? r.t_in + r.t_vec + r.t_out + (r.tiles - 1) * std::max({r.t_in, r.t_vec, r.t_out})
+               : r.tiles * (r.t_in + r.t_vec + r.t_out);
+  r.core += s.block_overhead_cycles / f;
+  r.cap = md.chip_bytes * (r.reread > 1 ? 1.5 : 1.0) / s.gm_bandwidth;
+}
+
+/// Whether a SoftmaxV2 configuration's kernel format differs from its tensor's: then TransData
+/// runs in front and behind.
+[[nodiscard]] inline bool softmax_transdata(const Model& md, const Values& v) noexcept {
+  return md.softmax_formats && (v[format] == 1) != md.tensor_nz;
+}
+
+/// Where a vector configuration's `seconds` go: MTE2 -> Vector -> MTE3 over a core's tiles.
+inline void vector_profile(const Soc& s, const Model& md, const Values& v, const VectorRun& r,
+                           double seconds, Profile& p) noexcept {
+  p = Profile{.family = Family::vector,
+              .blocks = r.cores,
+              .cores = r.cores,
+              .waves = 1,
+              .launch = s.launch_overhead_seconds,
+              .block = r.core,
+              .wave = std::max(r.core, r.cap),
+              .block_overhead = s.block_overhead_cycles / r.f,
+              .transdata = softmax_transdata(md, v) ? 2 * md.format_transdata_seconds : 0,
+              .seconds = seconds};
+  const double t_in = r.t_in, t_vec = r.t_vec, t_out = r.t_out, tiles = r.tiles;
+  const double period = v[db_ub] ? std::max({t_in, t_vec, t_out}) : t_in + t_vec + t_out;
+  p.pipes[Pipe::mte2] = {0, (tiles - 1) * period + t_in, tiles * t_in};
+  p.pipes[Pipe::vector] = {t_in, (tiles - 1) * period + t_in + t_vec, tiles * t_vec};
+  p.pipes[Pipe::mte3] = {t_in + t_vec, (tiles - 1) * period + t_in + t_vec + t_out, tiles * t_out};
+  p.bound = classify(p);
+}
+
+}  // namespace timing
+
 /// Vector operators (elementwise chains, reductions, SoftmaxV2, LayerNorm, pools, depthwise,
-/// TransData): MTE2 -> Vector -> MTE3 over UB tiles. `Sink` as for cube_time.
+/// TransData): MTE2 -> Vector -> MTE3 over UB tiles. `Sink` and `gnu::flatten` as for cube_time.
 template <class Sink = NoProfile>
-[[nodiscard]] inline Outcome vector_time(const Soc& s, const Model& md, const Values& v,
-                                         [[maybe_unused]] Sink profile = {}) noexcept {
-  const bool precise = md.precision_variant && v[impl] == 1;
-  const double compute_bytes = precise ? 4.0 : 2.0;
-  const double tile_elems = static_cast<double>(v[ub_tile]);
-  const double ub_per = md.ub_per_elem + (precise ? 4.0 : 0.0);
+[[nodiscard, gnu::flatten]] inline Outcome vector_time(
+    const Soc& s, const Model& md, const Values& v, [[maybe_unused]] Sink profile = {}) noexcept {
+  timing::VectorRun r;
+  r.precise = md.precision_variant && v[impl] == 1;
+  r.compute_bytes = r.precise ? 4.0 : 2.0;
+  const double ub_per = md.ub_per_elem + (r.precise ? 4.0 : 0.0);
   const std::int64_t copies = v[db_ub] ? 2 : 1;
-  if (const auto need = static_cast<std::int64_t>(std::ceil(tile_elems * ub_per)) * copies;
+  if (const auto need =
+          static_cast<std::int64_t>(std::ceil(static_cast<double>(v[ub_tile]) * ub_per)) * copies;
       need > s.ub_bytes) {
     return overflow(Buffer::ub, need, s.ub_bytes);
   }
-  const double f = s.vector_op_frequency_ghz() * 1e9;
-  // Work units split over cores: rows for row ops, 32-byte blocks for the rest.
-  const std::int64_t unit = md.row > 0 ? md.row : 16;
-  const std::int64_t units = md.row > 0 ? md.rows : ceil_div(md.elements, 16);
-  const std::int64_t cores = std::max<std::int64_t>(1, std::min<std::int64_t>(v[block_dim], units));
-  const double per_core = static_cast<double>(ceil_div(units, cores) * unit);
-  // A row longer than the tile is processed in pieces and re-read (two passes over GM).
-  double reread = 1;
-  double tile = tile_elems;
-  if (md.row > 0) {
-    if (md.row > v[ub_tile]) {
-      reread = md.reduce_op ? 1.0 : 2.0;
-    } else {
-      tile = static_cast<double>((v[ub_tile] / md.row) * md.row);
-    }
-  }
-  tile = std::min(tile, per_core);
-  const double tiles = std::ceil(per_core / tile);
-  // Lane efficiency: a row op on a short row wastes lanes of the 128-lane repeat (ND) or pads to
-  // 16-column fractals (NZ), with one extra pass to reduce across fractals.
-  double lanes = 1;
-  double extra_passes = 0;
-  if (md.row_lanes) {
-    const auto r = md.row;
-    if (md.softmax_formats && v[format] == 1) {
-      lanes = static_cast<double>(r) / static_cast<double>(round_up(r, 16));
-      extra_passes = 1;
-    } else {
-      const std::int64_t per_repeat =
-          static_cast<std::int64_t>(s.vector_bytes_per_cycle / compute_bytes);
-      lanes = r >= per_repeat
-                  ? static_cast<double>(r) / static_cast<double>(round_up(r, per_repeat))
-                  : static_cast<double>(r) / static_cast<double>(per_repeat);
-      lanes = std::max(lanes, 0.25);  // several short rows share a repeat through masks
-    }
-  }
-  const double passes = (md.passes + extra_passes) * (compute_bytes / 2) + (precise ? 2.0 : 0.0);
-  const double repeats = std::ceil(tile * compute_bytes / s.vector_bytes_per_cycle / lanes);
-  const double instructions = std::ceil(passes) * std::ceil(repeats / 255);
-  const double t_vec = (repeats * passes + instructions * s.vector_instruction_overhead_cycles) / f;
-  const double share = s.gm_bandwidth / static_cast<double>(cores);
-  const double t_in = tile * md.in_per_elem * reread / std::min(s.gm_read * f, share);
-  const double t_out =
-      tile * md.out_per_elem / std::min(std::min(s.ub_to_gm, s.gm_write) * f, share);
-  double core = v[db_ub] ? t_in + t_vec + t_out + (tiles - 1) * std::max({t_in, t_vec, t_out})
-                         : tiles * (t_in + t_vec + t_out);
-  core += s.block_overhead_cycles / f;
-  const double cap = md.chip_bytes * (reread > 1 ? 1.5 : 1.0) / s.gm_bandwidth;
+  timing::vector_tiles(s, md, v, r);
+  timing::vector_stages(s, md, v, r);
   Outcome o;
-  o.seconds = s.launch_overhead_seconds + std::max(core, cap);
-  if (md.softmax_formats && (v[format] == 1) != md.tensor_nz) {
+  o.seconds = s.launch_overhead_seconds + std::max(r.core, r.cap);
+  if (timing::softmax_transdata(md, v)) {
     o.seconds += 2 * md.format_transdata_seconds;  // TransData in front and behind
   }
   if constexpr (std::is_same_v<Sink, Profile*>) {
-    Profile& p = *profile;
-    p = Profile{.family = Family::vector,
-                .blocks = cores,
-                .cores = cores,
-                .waves = 1,
-                .launch = s.launch_overhead_seconds,
-                .block = core,
-                .wave = std::max(core, cap),
-                .block_overhead = s.block_overhead_cycles / f,
-                .transdata = md.softmax_formats && (v[format] == 1) != md.tensor_nz
-                                 ? 2 * md.format_transdata_seconds
-                                 : 0,
-                .seconds = o.seconds};
-    const double period = v[db_ub] ? std::max({t_in, t_vec, t_out}) : t_in + t_vec + t_out;
-    p.pipes[Pipe::mte2] = {0, (tiles - 1) * period + t_in, tiles * t_in};
-    p.pipes[Pipe::vector] = {t_in, (tiles - 1) * period + t_in + t_vec, tiles * t_vec};
-    p.pipes[Pipe::mte3] = {t_in + t_vec, (tiles - 1) * period + t_in + t_vec + t_out,
-                           tiles * t_out};
-    p.bound = timing::classify(p);
+    timing::vector_profile(s, md, v, r, o.seconds, *profile);
   }
   return o;
 }

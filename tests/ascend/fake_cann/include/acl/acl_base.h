@@ -1,5 +1,5 @@
 /* OpenAOE fake CANN toolkit: the subset of AscendCL's public declarations that OpenAOE uses,
- * written from the public API reference (shared/reference/ascend-aoe-facts.md section 1). Types,
+ * written from CANN's public headers (docs/ascend.md, "Public sources"). Types,
  * names, values and signatures match CANN's acl/acl_base.h (with acl_base_rt.h and
  * acl_base_mdl.h); nothing else is declared. It lets CI compile the Ascend runner and its real
  * entry-point table without CANN (docs/ascend.md, "The test double"). Not for production use. */

@@ -1,0 +1,73 @@
+// What a tuning run returns.
+#ifndef AOE_TUNER_TUNING_RESULT_HPP
+#define AOE_TUNER_TUNING_RESULT_HPP
+
+#include "aoe/core/error.hpp"
+#include "aoe/vocab/record.hpp"
+#include "aoe/vocab/status.hpp"
+#include "aoe/vocab/trial.hpp"
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace aoe {
+
+/// Why a run ended.
+enum class StopReason : std::uint8_t {
+  condition,       ///< the stop condition held
+  exhausted,       ///< the search policy had nothing left to propose
+  stalled,         ///< the search policy kept proposing configurations already evaluated
+  repository_hit,  ///< the repository had a record for the key; nothing was measured
+  observer,        ///< an observer asked to stop
+};
+
+[[nodiscard]] constexpr std::string_view to_string(StopReason r) noexcept {
+  switch (r) {
+    case StopReason::condition: return "condition";
+    case StopReason::exhausted: return "exhausted";
+    case StopReason::stalled: return "stalled";
+    case StopReason::repository_hit: return "repository_hit";
+    case StopReason::observer: return "observer";
+  }
+  return "condition";
+}
+
+/// The best configuration, the full history and where the time went.
+struct TuningResult {
+  /// The best configuration: measured in this run, or taken from the repository on a hit.
+  std::optional<Configuration> best_configuration;
+  double best_value = std::numeric_limits<double>::infinity();
+  /// Index of the best trial in `history`; npos on a repository hit or when nothing was valid.
+  std::size_t best_index = TuningState::npos;
+  std::vector<Trial> history;  ///< every evaluation, in order
+  std::array<std::size_t, status_count> status_counts{};
+  double search_seconds = 0;   ///< wall time spent in the search policy
+  double measure_seconds = 0;  ///< measurement cost (device time where the runner reports it)
+  double total_seconds = 0;    ///< wall time of the whole run
+  StopReason reason = StopReason::condition;
+  std::optional<Record> repository_record;    ///< the record found on a hit
+  std::optional<StoreOutcome> stored;         ///< what the repository did with the winner
+  std::optional<ErrorInfo> repository_error;  ///< a failed lookup or store
+  std::string policy;                         ///< the search policy's name
+  /// Trials taken from the repository's log of an interrupted run instead of being measured.
+  std::size_t replayed = 0;
+
+  [[nodiscard]] bool found() const noexcept { return best_configuration.has_value(); }
+  [[nodiscard]] std::size_t count(Status s) const noexcept {
+    return status_counts[static_cast<std::size_t>(s)];
+  }
+  /// The best trial of this run, or nullptr.
+  [[nodiscard]] const Trial* best_trial() const noexcept {
+    return best_index == TuningState::npos ? nullptr : &history[best_index];
+  }
+};
+
+}  // namespace aoe
+
+#endif  // AOE_TUNER_TUNING_RESULT_HPP

@@ -1,0 +1,50 @@
+// What a repository keeps: the best known configuration for a problem on a device.
+#ifndef AOE_VOCAB_RECORD_HPP
+#define AOE_VOCAB_RECORD_HPP
+
+#include "aoe/space/value.hpp"
+
+#include <compare>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace aoe {
+
+/// Identifies a tuning problem: what is tuned (`problem`, a canonical text such as
+/// "gemm/m=1024,n=1024,k=1024/fp32") on what (`device`, e.g. "host/x86_64" or
+/// "Ascend910A/32 cores"). Configurations tuned for one key are reused only for that key.
+struct TuningKey {
+  std::string problem;
+  std::string device;
+  friend auto operator<=>(const TuningKey&, const TuningKey&) = default;
+  friend bool operator==(const TuningKey&, const TuningKey&) = default;
+};
+
+/// How a record came to be.
+struct Provenance {
+  std::string policy;           ///< the search policy's name
+  std::size_t evaluations = 0;  ///< configurations measured to find it
+  std::string timestamp;        ///< ISO 8601, UTC
+};
+
+/// The best configuration known for a key, stored by parameter name and value so that it
+/// survives changes to the order or the ranges of a space.
+struct Record {
+  TuningKey key;
+  std::vector<NamedValue> configuration;
+  double value = 0;  ///< the measured objective (seconds for time)
+  Provenance provenance;
+};
+
+/// What `store` did with a record.
+enum class StoreOutcome : std::uint8_t {
+  added,    ///< the key was new
+  updated,  ///< the record is better than the stored one and replaced it
+  kept,     ///< the stored record is at least as good and was kept
+};
+
+}  // namespace aoe
+
+#endif  // AOE_VOCAB_RECORD_HPP

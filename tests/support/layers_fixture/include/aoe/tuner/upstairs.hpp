@@ -1,0 +1,1 @@
+// Included from below by aoe/core/ground.hpp (the checker's fixture).
