@@ -79,8 +79,17 @@ def functions(path):
     depth_stack = []  # for each open brace: True when it opens a function body
     head_start = 0
     in_function = 0
+    paren = 0  # open parentheses: a brace inside them is an initializer (`Sink s = {}`)
     for i, c in enumerate(text):
-        if c == "{":
+        if c == "(":
+            paren += 1
+        elif c == ")":
+            paren = max(0, paren - 1)
+        elif c == "{" and paren > 0:
+            depth_stack.append(None)
+        elif c == "}" and depth_stack and depth_stack[-1] is None:
+            depth_stack.pop()
+        elif c == "{":
             is_function = False
             if in_function == 0:
                 head = text[head_start:i].strip()
