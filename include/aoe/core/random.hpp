@@ -3,8 +3,9 @@
 #ifndef AOE_CORE_RANDOM_HPP
 #define AOE_CORE_RANDOM_HPP
 
+#include "aoe/core/math.hpp"
+
 #include <array>
-#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -91,7 +92,7 @@ class Rng {
       v = uniform(-1.0, 1.0);
       s = u * u + v * v;
     } while (s >= 1.0 || s == 0.0);
-    return u * std::sqrt(-2.0 * std::log(s) / s);
+    return u * math::sqrt(-2.0 * math::log(s) / s);
   }
 
  private:

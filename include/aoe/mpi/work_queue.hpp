@@ -207,9 +207,9 @@ class WorkQueue {
   void place(detail::ResultMessage<R>&& m) {
     if (m.index >= results_.size()) return;
     if (m.ok) {
-      results_[m.index].emplace(boost::system::in_place_value, std::move(m.value));
+      results_[m.index].emplace(in_place_value, std::move(m.value));
     } else {
-      results_[m.index].emplace(boost::system::in_place_error, Errc::device_error,
+      results_[m.index].emplace(in_place_error, Errc::device_error,
                                 std::move(m.error));
     }
   }

@@ -3,16 +3,68 @@
 #ifndef AOE_SPACE_CONSTRAINT_HPP
 #define AOE_SPACE_CONSTRAINT_HPP
 
-#include <cmath>
+#include "aoe/core/math.hpp"
+
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 namespace aoe {
+
+/// A copyable, type-erased `bool(std::span<const double>)` for `Constraint::Kind::predicate`:
+/// what `std::function` would hold, without `<functional>` in every header that describes a
+/// space (it is most of a search policy author's compile time). The callable is called as a
+/// non-const lvalue, as `std::function` calls it.
+class ConstraintPredicate {
+ public:
+  ConstraintPredicate() noexcept = default;
+
+  template <class F>
+    requires(!std::is_same_v<std::remove_cvref_t<F>, ConstraintPredicate>)
+  &&std::is_invocable_r_v<bool, std::decay_t<F>&, std::span<const double>> ConstraintPredicate(
+      F&& f)  // NOLINT(google-explicit-constructor): a lambda converts
+      : held_(new Held<std::decay_t<F>>(std::forward<F>(f))) {}
+
+  ConstraintPredicate(const ConstraintPredicate& other)
+      : held_(other.held_ != nullptr ? other.held_->clone() : nullptr) {}
+  ConstraintPredicate(ConstraintPredicate&& other) noexcept : held_(other.held_) {
+    other.held_ = nullptr;
+  }
+  ConstraintPredicate& operator=(ConstraintPredicate other) noexcept {
+    std::swap(held_, other.held_);
+    return *this;
+  }
+  ~ConstraintPredicate() { delete held_; }
+
+  [[nodiscard]] explicit operator bool() const noexcept { return held_ != nullptr; }
+  /// False for an empty predicate (no configuration satisfies a condition that is not there).
+  [[nodiscard]] bool operator()(std::span<const double> values) const {
+    return held_ != nullptr && held_->call(values);
+  }
+
+ private:
+  struct Base {
+    Base() = default;
+    Base(const Base&) = delete;
+    Base& operator=(const Base&) = delete;
+    virtual ~Base() = default;
+    [[nodiscard]] virtual bool call(std::span<const double> values) = 0;
+    [[nodiscard]] virtual Base* clone() const = 0;
+  };
+  template <class F>
+  struct Held final : Base {
+    template <class G>
+    explicit Held(G&& g) : f(std::forward<G>(g)) {}
+    bool call(std::span<const double> values) override { return static_cast<bool>(f(values)); }
+    Base* clone() const override { return new Held(f); }
+    F f;
+  };
+  Base* held_ = nullptr;
+};
 
 /// A condition on the numeric values of some parameters (see `Parameter::numeric`).
 class Constraint {
@@ -25,7 +77,7 @@ class Constraint {
     sum_at_most,      ///< sum of the values <= constant
     predicate,        ///< an opaque function of the values
   };
-  using Predicate = std::function<bool(std::span<const double>)>;
+  using Predicate = ConstraintPredicate;
 
   Constraint(Kind kind, std::vector<std::string> names, double bound, std::string description,
              Predicate predicate = {})
@@ -45,9 +97,9 @@ class Constraint {
   /// Whether values (one per name, in order) satisfy the constraint.
   [[nodiscard]] bool test(std::span<const double> v) const {
     switch (kind_) {
-      case Kind::divides: return v[0] != 0 && std::fmod(bound_, v[0]) == 0;
-      case Kind::divides_other: return v[0] != 0 && std::fmod(v[1], v[0]) == 0;
-      case Kind::multiple_of: return std::fmod(v[0], bound_) == 0;
+      case Kind::divides: return v[0] != 0 && math::fmod(bound_, v[0]) == 0;
+      case Kind::divides_other: return v[0] != 0 && math::fmod(v[1], v[0]) == 0;
+      case Kind::multiple_of: return math::fmod(v[0], bound_) == 0;
       case Kind::product_at_most: {
         double p = 1;
         for (const double x : v) p *= x;
@@ -73,8 +125,8 @@ class Constraint {
 
 namespace detail {
 inline std::string number_text(double x) {
-  return x == std::floor(x) && std::fabs(x) < 1e15 ? std::to_string(static_cast<long long>(x))
-                                                    : std::to_string(x);
+  return x == math::floor(x) && math::fabs(x) < 1e15 ? std::to_string(static_cast<long long>(x))
+                                                     : std::to_string(x);
 }
 inline std::string joined(const std::vector<std::string>& names, const char* separator) {
   std::string out;
@@ -92,8 +144,7 @@ inline std::string joined(const std::vector<std::string>& names, const char* sep
 /// `name` divides `other`.
 [[nodiscard]] inline Constraint divides(std::string name, std::string other) {
   std::string text = name + " divides " + other;
-  return {Constraint::Kind::divides_other, {std::move(name), std::move(other)}, 0,
-          std::move(text)};
+  return {Constraint::Kind::divides_other, {std::move(name), std::move(other)}, 0, std::move(text)};
 }
 
 /// `name` is a multiple of k.
@@ -105,8 +156,7 @@ inline std::string joined(const std::vector<std::string>& names, const char* sep
 /// `name` is a multiple of `other`.
 [[nodiscard]] inline Constraint multiple_of(std::string name, std::string other) {
   std::string text = name + " is a multiple of " + other;
-  return {Constraint::Kind::divides_other, {std::move(other), std::move(name)}, 0,
-          std::move(text)};
+  return {Constraint::Kind::divides_other, {std::move(other), std::move(name)}, 0, std::move(text)};
 }
 
 /// The product of the named parameters is at most `bound` (a tile that fits a buffer).

@@ -11,12 +11,11 @@
 #include "aoe/space/parameter.hpp"
 #include "aoe/space/value.hpp"
 
-#include <algorithm>
 #include <array>
-#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <queue>
 #include <span>
 #include <string>
 #include <string_view>
@@ -31,6 +30,28 @@ enum class Neighbourhood : std::uint8_t {
   adjacent,  ///< differ in exactly one parameter, by one level
   box,       ///< every parameter moved by at most one level (Kernel Tuner's "adjacent")
 };
+
+namespace detail {
+
+/// The smallest name that two parameters share, if any: the names come off a heap in order and
+/// neighbours are compared, O(n log n) (a generated space may have thousands of parameters).
+/// A priority queue rather than <algorithm>'s sort keeps the space headers light.
+[[nodiscard]] inline std::optional<std::string_view> smallest_repeated_name(
+    const std::vector<Parameter>& parameters) {
+  std::vector<std::string_view> names;
+  names.reserve(parameters.size());
+  for (const auto& p : parameters) names.emplace_back(p.name());
+  std::priority_queue<std::string_view> largest_first(names.begin(), names.end());
+  std::optional<std::string_view> repeated;
+  while (!largest_first.empty()) {
+    const std::string_view name = largest_first.top();
+    largest_first.pop();
+    if (!largest_first.empty() && largest_first.top() == name) repeated = name;
+  }
+  return repeated;
+}
+
+}  // namespace detail
 
 /// Raw and valid sizes of a space.
 struct SpaceSize {
@@ -49,13 +70,7 @@ class Space {
   /// that names an unknown parameter.
   explicit Space(std::vector<Parameter> parameters, std::vector<Constraint> constraints = {})
       : parameters_(std::move(parameters)), constraints_(std::move(constraints)) {
-    // Names sorted, then neighbours compared: O(n log n) (a generated space may have
-    // thousands of parameters).
-    std::vector<std::string_view> names;
-    names.reserve(parameters_.size());
-    for (const auto& p : parameters_) names.emplace_back(p.name());
-    std::sort(names.begin(), names.end());
-    if (const auto twice = std::adjacent_find(names.begin(), names.end()); twice != names.end()) {
+    if (const auto twice = detail::smallest_repeated_name(parameters_)) {
       throw Error(Errc::invalid_argument,
                   "the space has two parameters named '" + std::string(*twice) + "'");
     }
@@ -75,7 +90,8 @@ class Space {
         throw Error(Errc::invalid_argument,
                     "constraint '" + constraints_[c].description() + "' names no parameter");
       }
-      const std::size_t last = *std::max_element(dims.begin(), dims.end());
+      std::size_t last = 0;
+      for (const std::size_t d : dims) last = d > last ? d : last;
       checks_at_[last].push_back(c);
       constraint_dims_.push_back(std::move(dims));
     }
@@ -151,7 +167,9 @@ class Space {
       c[*d] = *i;
       seen[*d] = true;
     }
-    if (std::find(seen.begin(), seen.end(), false) != seen.end()) return std::nullopt;
+    for (const bool given : seen) {
+      if (!given) return std::nullopt;
+    }
     return c;
   }
 
@@ -201,7 +219,7 @@ class Space {
       draw_raw(rng, c);
       if (satisfies_constraints(c)) return c;
     }
-    std::fill(c.begin(), c.end(), 0U);
+    for (auto& level : c) level = 0U;
     std::size_t visits = 0;
     if (random_descent(rng, c, 0, visits, max_visits)) return c;
     return std::nullopt;
@@ -297,8 +315,9 @@ class Space {
     Configuration c(parameters_.size());
     for (std::size_t d = 0; d < c.size(); ++d) {
       const std::uint32_t card = parameters_[d].size();
-      const double clamped = std::clamp(x[d], 0.0, 1.0);
-      c[d] = std::min(card - 1, static_cast<std::uint32_t>(clamped * card));
+      const double clamped = x[d] < 0.0 ? 0.0 : (1.0 < x[d] ? 1.0 : x[d]);
+      const auto cell = static_cast<std::uint32_t>(clamped * card);
+      c[d] = cell < card - 1 ? cell : card - 1;
     }
     return c;
   }

@@ -6,7 +6,6 @@
 #include "aoe/core/error.hpp"
 #include "aoe/space/configuration.hpp"
 #include "aoe/space/space.hpp"
-#include "aoe/tuner/stop_conditions.hpp"
 #include "aoe/vocab/measurement.hpp"
 #include "aoe/vocab/record.hpp"
 #include "aoe/vocab/run_log.hpp"
