@@ -109,6 +109,45 @@ inline void append_format(std::string& out, const char* format, ...) {
   return out;
 }
 
+/// A table of the fraction of the optimum with its 95% interval, per input and strategy, at each
+/// report point up to the budget (25, 50, 100, 200 and the budget): "0.9131 [0.8903, 0.9352]",
+/// the mean over the repetitions and the percentile-bootstrap interval of `ci95` in the JSON.
+[[nodiscard]] inline std::string fraction_table(const std::vector<ProblemResult>& results,
+                                                const Settings& settings) {
+  std::vector<std::size_t> points;
+  for (const std::size_t k : report_points(settings.budget)) {
+    if (k <= settings.budget) points.push_back(k);
+  }
+  std::string out;
+  detail::append_format(out, "%-36s %-14s", "input", "strategy");
+  for (const std::size_t k : points) {
+    detail::append_format(out, " %-24s", ("fraction @" + std::to_string(k) + " [95% CI]").c_str());
+  }
+  out.erase(out.find_last_not_of(' ') + 1);
+  out += '\n';
+  for (const auto& pr : results) {
+    for (const auto& s : pr.strategies) {
+      detail::append_format(out, "%-36s %-14s", pr.problem->name.c_str(), s.name.c_str());
+      for (const std::size_t k : points) {
+        const auto f = s.fraction_of_optimum.find(k);
+        const auto r = s.fraction_replicates.find(k);
+        const auto ci = r == s.fraction_replicates.end()
+                            ? replay::Interval{}
+                            : replay::percentile_interval(r->second, settings.bootstrap.level);
+        std::string cell;
+        detail::append_format(
+            cell, "%.4f [%.4f, %.4f]",
+            f == s.fraction_of_optimum.end() ? std::numeric_limits<double>::quiet_NaN() : f->second,
+            ci.low, ci.high);
+        detail::append_format(out, " %-24s", cell.c_str());
+      }
+      out.erase(out.find_last_not_of(' ') + 1);
+      out += '\n';
+    }
+  }
+  return out;
+}
+
 }  // namespace aoe::experiment
 
 #endif  // AOE_EXPERIMENT_TABLE_HPP
