@@ -8,6 +8,7 @@
 #include "support/temp_dir.hpp"
 #include <aoe/experiment.hpp>
 
+#include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <boost/json/value.hpp>
 #include <doctest/doctest.h>
@@ -582,6 +583,49 @@ TEST_CASE("experiment: a user's policy that throws is an error naming it, not a 
   CHECK(results.error().message.find("'broken'") != std::string::npos);
   CHECK(results.error().message.find("no such thing") != std::string::npos);
   CHECK(results.error().message.find("repetition 0") != std::string::npos);
+}
+
+TEST_CASE("experiment: the autotuning-methodology files hold every repetition and the space") {
+  aoe::test::TempDir dir("experiment_methodology");
+  const auto problems = tiny_problem(dir);
+  aoe::experiment::Settings settings{.budget = 5, .budget_seconds = {}, .repeats = 3, .seed = 2};
+  auto without = run_experiment(problems, {"random"}, settings);
+  REQUIRE(without.has_value());
+  CHECK_FALSE(
+      aoe::experiment::write_methodology_files(*without, settings, dir.path() / "m").has_value());
+  settings.traces = true;
+  auto results = run_experiment(problems, {"random", "annealing"}, settings);
+  REQUIRE(results.has_value());
+  REQUIRE(
+      aoe::experiment::write_methodology_files(*results, settings, dir.path() / "m").has_value());
+  const auto read = [](const std::filesystem::path& path) {
+    std::ifstream in(path);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    return boost::json::parse(text);
+  };
+  const auto& problem = problems[0];
+  const auto input = dir.path() / "m" / problem.name;
+  const auto full = read(input / "search_space_T4.json");
+  CHECK(full.at("schema_version").as_string() == "1.0.0");
+  CHECK(full.at("results").as_array().size() == problem.configurations);
+  for (const auto& s : (*results)[0].strategies) {
+    REQUIRE(s.traces.size() == 3);
+    for (std::size_t r = 0; r < 3; ++r) {
+      const auto doc = read(input / s.name / ("repetition_" + std::to_string(r) + "_T4.json"));
+      const auto& entries = doc.at("results").as_array();
+      REQUIRE(entries.size() == s.traces[r].values.size());
+      for (std::size_t k = 0; k < entries.size(); ++k) {
+        const auto& e = entries[k].as_object();
+        const double v = s.traces[r].values[k];
+        CHECK(e.at("invalidity").as_string() == (std::isnan(v) ? "runtime" : "correct"));
+        if (!std::isnan(v)) {
+          CHECK(e.at("measurements").at(0).at("value").to_number<double>() == v);
+        }
+        CHECK(e.at("times").at("runtimes").to_number<double>() == s.traces[r].costs[k]);
+        CHECK(e.at("configuration").as_object().size() == problem.space->dimensions());
+      }
+    }
+  }
 }
 
 }  // namespace tools_aoe_bench_test

@@ -34,21 +34,25 @@ struct Strategy {
 
 /// One of our policies by name (`search_names()`), made by `make_search` for each repetition.
 /// Errors: an unknown name (`invalid_argument`), a policy this build lacks (`unsupported`).
-[[nodiscard]] inline Result<Strategy> named(std::string_view name) {
-  if (auto made = make_search(name); !made) return made.error();
+/// (A template, as `make_search` is, so that including this header instantiates no policy
+/// until it is called.)
+template <class = void>
+[[nodiscard]] Result<Strategy> named(std::string_view name) {
+  if (auto made = make_search<>(name); !made) return made.error();
   std::string n(name);
   return Strategy{n, [n](const SearchStart& start) {
-                    auto made = make_search(n, start);
+                    auto made = make_search<>(n, start);
                     if (!made) throw std::invalid_argument("--strategy: " + made.error().message);
                     return std::move(*made);
                   }};
 }
 
 /// Each of `names` by `named`; the first unknown name is the error.
-[[nodiscard]] inline Result<std::vector<Strategy>> named(std::span<const std::string> names) {
+template <class = void>
+[[nodiscard]] Result<std::vector<Strategy>> named(std::span<const std::string> names) {
   std::vector<Strategy> out;
   for (const auto& n : names) {
-    auto s = named(n);
+    auto s = named<>(std::string_view(n));
     if (!s) return s.error();
     out.push_back(std::move(*s));
   }
@@ -71,8 +75,16 @@ template <class F>
 [[nodiscard]] Strategy policy(std::string name, F make) {
   return Strategy{std::move(name), [make = std::move(make)](const SearchStart& start) {
                     if constexpr (std::invocable<const F&, const SearchStart&>) {
+                      using Made = std::remove_cvref_t<decltype(make(start))>;
+                      static_assert(search_policy<Made>,
+                                    "aoe::experiment::policy: the factory must return a "
+                                    "search_policy (docs/concepts.md#search_policy)");
                       return AnySearch(make(start));
                     } else {
+                      using Made = std::remove_cvref_t<decltype(make())>;
+                      static_assert(search_policy<Made>,
+                                    "aoe::experiment::policy: the factory must return a "
+                                    "search_policy (docs/concepts.md#search_policy)");
                       return AnySearch(make());
                     }
                   }};
