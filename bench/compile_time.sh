@@ -8,7 +8,8 @@
 #
 # Environment: REPEATS (3); AOE_INCLUDE (the include/ directory to measure, default this
 # checkout's; e.g. an older version's, for a before/after comparison); CASES (names of the
-# cases below to run, space-separated; default all). Needs GNU time (/usr/bin/time) and the Debian packages of
+# cases below to run, space-separated; default all). A case whose includes are file:PATH compiles
+# that file of this checkout (an example: what a user compiles) instead of a header and a main. Needs GNU time (/usr/bin/time) and the Debian packages of
 # scripts/install-deps.sh. Each TU's CPU time is also given as a ratio to the first case,
 # `baseline` (<vector>, <string> and <map> only: what any C++ file costs), measured in the same
 # run, so that machines and loads compare. The goals (docs/getting_started.md#which-header):
@@ -32,7 +33,9 @@ tuner_random_host|aoe/tuner/tuner.hpp,aoe/search/random_search.hpp,aoe/measure/h
 sqlite.hpp|aoe/sqlite.hpp|
 simulator.hpp|aoe/simulator.hpp|
 replay.hpp|aoe/replay.hpp|
-jobs.hpp|aoe/jobs.hpp|"
+jobs.hpp|aoe/jobs.hpp|
+experiment.hpp|aoe/experiment.hpp|
+example_research_own_policy|file:examples/research_own_policy.cpp|"
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
@@ -45,9 +48,14 @@ echo "$cases" | while IFS='|' read -r name includes extra; do
     case " $only " in *" $name "*) ;; *) continue ;; esac
   fi
   tu="$work/$name.cpp"
-  : > "$tu"
-  for h in $(echo "$includes" | tr ',' ' '); do echo "#include <$h>" >> "$tu"; done
-  echo "int main() {}" >> "$tu"
+  case "$includes" in
+    file:*) tu="$here/${includes#file:}" ;;  # a whole program of this checkout (an example)
+    *)
+      : > "$tu"
+      for h in $(echo "$includes" | tr ',' ' '); do echo "#include <$h>" >> "$tu"; done
+      echo "int main() {}" >> "$tu"
+      ;;
+  esac
   : > "$work/times"
   i=0
   while [ "$i" -lt "$repeats" ]; do

@@ -44,6 +44,7 @@ FLOORS = {
     # jobs and integrations
     "jobs": 8,
     "online": 8,
+    "experiment": 8,
     "mpi": 9,
     "report": 9,
     # entry headers: <aoe.hpp>, <aoe/simulator.hpp>, ...

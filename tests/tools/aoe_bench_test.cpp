@@ -1,13 +1,14 @@
 // aoe-bench's experiment: same seed, same numbers, whatever the thread count; the JSON
 // contract's fields; random search scores about 0; simulator inputs start from their default
 // when asked.
-#include "experiment.hpp"
 #include "record.hpp"
 #include "replay/replay_cache.hpp"
 #include "report.hpp"
 #include "support/skip.hpp"
 #include "support/temp_dir.hpp"
+#include <aoe/experiment.hpp>
 
+#include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <boost/json/value.hpp>
 #include <doctest/doctest.h>
@@ -20,6 +21,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -27,11 +29,20 @@ namespace tools_aoe_bench_test {  // apart from this area's other files in a uni
 
 namespace {
 
-std::vector<aoe_bench::Problem> tiny_problem(const aoe::test::TempDir& dir) {
-  auto p = aoe_bench::load_problem(
+// The experiment with our policies by name, as aoe-bench runs it; an unknown name is the error.
+aoe::Result<std::vector<aoe::experiment::ProblemResult>> run_experiment(
+    const std::vector<aoe::experiment::Problem>& problems, const std::vector<std::string>& names,
+    const aoe::experiment::Settings& settings) {
+  auto strategies = aoe::experiment::named(names);
+  if (!strategies) return strategies.error();
+  return aoe::experiment::run(problems, *strategies, settings);
+}
+
+std::vector<aoe::experiment::Problem> tiny_problem(const aoe::test::TempDir& dir) {
+  auto p = aoe::experiment::load_problem(
       dir.write("tiny.json", aoe::test::kernel_tuner_cache(aoe::test::tiny_entries())));
   REQUIRE_MESSAGE(p.has_value(), (p ? "" : p.error().what()));
-  std::vector<aoe_bench::Problem> out;
+  std::vector<aoe::experiment::Problem> out;
   out.push_back(std::move(*p));
   return out;
 }
@@ -41,18 +52,18 @@ std::vector<aoe_bench::Problem> tiny_problem(const aoe::test::TempDir& dir) {
 TEST_CASE("aoe-bench: same seed, same numbers, on one thread or several") {
   aoe::test::TempDir dir("aoe_bench_determinism");
   const auto problems = tiny_problem(dir);
-  aoe_bench::Settings settings{
+  aoe::experiment::Settings settings{
       .budget = 6, .budget_seconds = {}, .repeats = 16, .seed = 11, .threads = 1};
-  auto one = aoe_bench::run_experiment(problems, {"random", "grid"}, settings);
+  auto one = run_experiment(problems, {"random", "grid"}, settings);
   settings.threads = 4;
-  auto four = aoe_bench::run_experiment(problems, {"random", "grid"}, settings);
+  auto four = run_experiment(problems, {"random", "grid"}, settings);
   REQUIRE(one.has_value());
   REQUIRE(four.has_value());
-  const auto a = boost::json::serialize(aoe_bench::to_json(*one, settings));
-  const auto b = boost::json::serialize(aoe_bench::to_json(*four, settings));
+  const auto a = boost::json::serialize(aoe::experiment::to_json(*one, settings));
+  const auto b = boost::json::serialize(aoe::experiment::to_json(*four, settings));
   CHECK(a == b);
   settings.seed = 12;
-  auto other = aoe_bench::run_experiment(problems, {"random"}, settings);
+  auto other = run_experiment(problems, {"random"}, settings);
   REQUIRE(other.has_value());
   CHECK((*other)[0].strategies[0].best_mean != (*one)[0].strategies[0].best_mean);
 }
@@ -60,10 +71,11 @@ TEST_CASE("aoe-bench: same seed, same numbers, on one thread or several") {
 TEST_CASE("aoe-bench: the JSON has the contract's fields") {
   aoe::test::TempDir dir("aoe_bench_json");
   const auto problems = tiny_problem(dir);
-  const aoe_bench::Settings settings{.budget = 7, .budget_seconds = {}, .repeats = 4, .seed = 1};
-  auto results = aoe_bench::run_experiment(problems, {"random"}, settings);
+  const aoe::experiment::Settings settings{
+      .budget = 7, .budget_seconds = {}, .repeats = 4, .seed = 1};
+  auto results = run_experiment(problems, {"random"}, settings);
   REQUIRE(results.has_value());
-  const auto json = aoe_bench::to_json(*results, settings);
+  const auto json = aoe::experiment::to_json(*results, settings);
   const auto& in = json.at("inputs").at(0);
   CHECK(in.at("name").as_string() == "tiny");
   CHECK(in.at("optimum").as_double() == doctest::Approx(1e-3));
@@ -82,7 +94,7 @@ TEST_CASE("aoe-bench: the JSON has the contract's fields") {
   CHECK(s.at("score").is_number());
   CHECK(s.at("best_so_far_median").as_array().size() == 7);
   // 9 configurations: after all of them every repetition has the optimum.
-  const auto svg = aoe_bench::to_svg(*results, settings);
+  const auto svg = aoe::experiment::to_svg(*results, settings);
   CHECK(svg.find("<svg") == 0);
   CHECK(svg.find("random (exact)") != std::string::npos);
   // --report: the same in HTML, the score shown as in the JSON.
@@ -99,14 +111,15 @@ TEST_CASE("aoe-bench: the JSON has the contract's fields") {
 TEST_CASE("aoe-bench: 95% bootstrap intervals per input and for the mean over inputs") {
   aoe::test::TempDir dir("aoe_bench_ci");
   auto problems = tiny_problem(dir);
-  auto second = aoe_bench::load_problem(
+  auto second = aoe::experiment::load_problem(
       dir.write("tiny2.json", aoe::test::kernel_tuner_cache(aoe::test::tiny_entries())));
   REQUIRE(second.has_value());
   problems.push_back(std::move(*second));
-  const aoe_bench::Settings settings{.budget = 7, .budget_seconds = {}, .repeats = 12, .seed = 3};
-  auto results = aoe_bench::run_experiment(problems, {"random"}, settings);
+  const aoe::experiment::Settings settings{
+      .budget = 7, .budget_seconds = {}, .repeats = 12, .seed = 3};
+  auto results = run_experiment(problems, {"random"}, settings);
   REQUIRE(results.has_value());
-  const auto json = aoe_bench::to_json(*results, settings);
+  const auto json = aoe::experiment::to_json(*results, settings);
   double sum7 = 0;
   for (const auto& in : json.at("inputs").as_array()) {
     const auto& s = in.at("strategies").at(0);
@@ -134,17 +147,17 @@ TEST_CASE("aoe-bench: 95% bootstrap intervals per input and for the mean over in
   CHECK(mean7 <= mci.at(1).to_number<double>());
   CHECK(json.at("settings").at("bootstrap").at("resamples").to_number<int>() == 2000);
   // After all 9 configurations every repetition holds the optimum: a zero-width interval at 1.
-  const aoe_bench::Settings all{.budget = 9, .budget_seconds = {}, .repeats = 12, .seed = 3};
-  auto full = aoe_bench::run_experiment(problems, {"random"}, all);
+  const aoe::experiment::Settings all{.budget = 9, .budget_seconds = {}, .repeats = 12, .seed = 3};
+  auto full = run_experiment(problems, {"random"}, all);
   REQUIRE(full.has_value());
-  const auto full_json = aoe_bench::to_json(*full, all);
+  const auto full_json = aoe::experiment::to_json(*full, all);
   const auto& nine = full_json.at("summary").at(0).at("ci95").at("fraction_of_optimum").at("9");
   CHECK(nine.at(0).to_number<double>() == doctest::Approx(1.0));
   CHECK(nine.at(1).to_number<double>() == doctest::Approx(1.0));
   // The same data give the same intervals (a fixed seed).
-  auto again = aoe_bench::run_experiment(problems, {"random"}, settings);
+  auto again = run_experiment(problems, {"random"}, settings);
   REQUIRE(again.has_value());
-  CHECK(boost::json::serialize(aoe_bench::to_json(*again, settings)) ==
+  CHECK(boost::json::serialize(aoe::experiment::to_json(*again, settings)) ==
         boost::json::serialize(json));
 }
 
@@ -152,10 +165,11 @@ TEST_CASE("aoe-bench: the median run's evaluations to a fraction have a bootstra
   aoe::test::TempDir dir("aoe_bench_ci_runs");
   const auto problems = tiny_problem(dir);
   // tiny's optimum is 1.0 and its next best 2.0: each fraction is reached with the optimum.
-  const aoe_bench::Settings settings{.budget = 9, .budget_seconds = {}, .repeats = 12, .seed = 3};
-  auto results = aoe_bench::run_experiment(problems, {"random", "grid"}, settings);
+  const aoe::experiment::Settings settings{
+      .budget = 9, .budget_seconds = {}, .repeats = 12, .seed = 3};
+  auto results = run_experiment(problems, {"random", "grid"}, settings);
   REQUIRE(results.has_value());
-  const auto json = aoe_bench::to_json(*results, settings);
+  const auto json = aoe::experiment::to_json(*results, settings);
   const auto& strategies = json.at("inputs").at(0).at("strategies");
   for (const char* fraction : {"0.95", "0.98", "0.99"}) {
     CAPTURE(fraction);
@@ -176,41 +190,41 @@ TEST_CASE("aoe-bench: the median run's evaluations to a fraction have a bootstra
   }
   // The console's and the report's text: the figure, then its interval.
   const auto& grid = (*results)[0].strategies[1];
-  const std::string g = aoe_bench::evaluations_to_text(grid, 0.98, settings.bootstrap.level);
+  const std::string g = aoe::experiment::evaluations_to_text(grid, 0.98, settings.bootstrap.level);
   const std::string k = g.substr(0, g.find(' '));
   CHECK(g == k + " [" + k + ", " + k + "]");
   CHECK(aoe_bench::to_html(*results, settings).find(">to 98%<") != std::string::npos);
   // Deterministic for a seed: the same run gives the same interval; another bootstrap seed
   // draws other resamples.
-  auto again = aoe_bench::run_experiment(problems, {"random"}, settings);
+  auto again = run_experiment(problems, {"random"}, settings);
   REQUIRE(again.has_value());
   const auto& first = (*results)[0].strategies[0].evaluations_to_replicates;
   CHECK((*again)[0].strategies[0].evaluations_to_replicates == first);
   auto other_seed = settings;
   other_seed.bootstrap.seed = 7;
-  auto other = aoe_bench::run_experiment(problems, {"random"}, other_seed);
+  auto other = run_experiment(problems, {"random"}, other_seed);
   REQUIRE(other.has_value());
   CHECK((*other)[0].strategies[0].evaluations_to_replicates != first);
   // A run too short to reach the optimum in most repetitions: no figure, and an interval whose
   // upper end (at least) lies beyond the run; the text says so.
-  const aoe_bench::Settings short_run{
+  const aoe::experiment::Settings short_run{
       .budget = 2, .budget_seconds = {}, .repeats = 12, .seed = 3, .max_score_evaluations = 2};
-  auto cut = aoe_bench::run_experiment(problems, {"random"}, short_run);
+  auto cut = run_experiment(problems, {"random"}, short_run);
   REQUIRE(cut.has_value());
-  const auto cut_json = aoe_bench::to_json(*cut, short_run);
+  const auto cut_json = aoe::experiment::to_json(*cut, short_run);
   const auto& s = cut_json.at("inputs").at(0).at("strategies").at(0);
   CHECK(s.at("evaluations_to").at("0.98").is_null());
   const auto& cut_ci = s.at("ci95").at("evaluations_to").at("0.98");
   CHECK((cut_ci.is_null() || cut_ci.at(1).is_null()));
-  CHECK(aoe_bench::evaluations_to_text((*cut)[0].strategies[0], 0.98, 0.95).find(">2") == 0);
+  CHECK(aoe::experiment::evaluations_to_text((*cut)[0].strategies[0], 0.98, 0.95).find(">2") == 0);
 }
 
 TEST_CASE("aoe-bench: random search scores about 0 and reaches its expected fraction") {
   aoe::test::TempDir dir("aoe_bench_random");
   const auto problems = tiny_problem(dir);
-  const aoe_bench::Settings settings{
+  const aoe::experiment::Settings settings{
       .budget = 9, .budget_seconds = {}, .repeats = 8000, .seed = 5, .threads = 2};
-  auto results = aoe_bench::run_experiment(problems, {"random"}, settings);
+  auto results = run_experiment(problems, {"random"}, settings);
   REQUIRE(results.has_value());
   const auto& s = (*results)[0].strategies[0];
   CHECK(std::fabs(s.score) < 0.05);
@@ -222,22 +236,22 @@ TEST_CASE("aoe-bench: random search scores about 0 and reaches its expected frac
 }
 
 TEST_CASE("aoe-bench: --start-from-default measures a simulator operator's default first") {
-  auto problems = aoe_bench::load_simulator_problems("sim:pooler/dense");
+  auto problems = aoe::experiment::load_simulator_problems("sim:pooler/dense");
   REQUIRE(problems.has_value());
   REQUIRE(problems->size() == 1);
   const auto& p = (*problems)[0];
   REQUIRE(p.defaults.size() == 1);
   const std::vector<aoe::Configuration> one{p.defaults[0]};
   const double def = p.measure(*p.space, one)[0].value;
-  aoe_bench::Settings settings{.budget = 3, .budget_seconds = {}, .repeats = 2, .seed = 3};
+  aoe::experiment::Settings settings{.budget = 3, .budget_seconds = {}, .repeats = 2, .seed = 3};
   settings.max_score_evaluations = 3;
   settings.start_from_default = true;
-  auto results = aoe_bench::run_experiment(*problems, {"annealing", "random"}, settings);
+  auto results = run_experiment(*problems, {"annealing", "random"}, settings);
   REQUIRE(results.has_value());
   const auto& annealing = (*results)[0].strategies[0];
   CHECK(annealing.best_q1[0] == def);  // every repetition's first evaluation
   CHECK(annealing.best_q3[0] == def);
-  const auto json = aoe_bench::to_json(*results, settings);
+  const auto json = aoe::experiment::to_json(*results, settings);
   CHECK(json.at("settings").at("start_from_default").as_bool());
   CHECK(json.at("settings").at("methodology_count_failures").as_bool());
 }
@@ -245,7 +259,7 @@ TEST_CASE("aoe-bench: --start-from-default measures a simulator operator's defau
 TEST_CASE("aoe-bench: an unknown strategy is an error, not a crash") {
   aoe::test::TempDir dir("aoe_bench_unknown");
   const auto problems = tiny_problem(dir);
-  auto results = aoe_bench::run_experiment(problems, {"nope"}, aoe_bench::Settings{});
+  auto results = run_experiment(problems, {"nope"}, aoe::experiment::Settings{});
   REQUIRE_FALSE(results.has_value());
   CHECK(results.error().message.find("nope") != std::string::npos);
 }
@@ -255,8 +269,9 @@ TEST_CASE("aoe-bench: a budget in seconds is spent in recorded device time") {
   const auto problems = tiny_problem(dir);
   // Every tiny configuration charges 0.11 s (compile 100 ms + benchmark 10 ms): the third
   // evaluation crosses 0.3 s and is the last.
-  const aoe_bench::Settings settings{.budget = 9, .budget_seconds = 0.3, .repeats = 5, .seed = 2};
-  auto results = aoe_bench::run_experiment(problems, {"random"}, settings);
+  const aoe::experiment::Settings settings{
+      .budget = 9, .budget_seconds = 0.3, .repeats = 5, .seed = 2};
+  auto results = run_experiment(problems, {"random"}, settings);
   REQUIRE(results.has_value());
   for (const auto e : (*results)[0].strategies[0].evaluations_run) CHECK(e == 3);
 }
@@ -266,13 +281,13 @@ TEST_CASE("aoe-bench: progress is reported once per repetition, in order") {
   const auto problems = tiny_problem(dir);
   std::vector<std::size_t> done;
   std::size_t total = 0;
-  aoe_bench::Settings settings{
+  aoe::experiment::Settings settings{
       .budget = 5, .budget_seconds = {}, .repeats = 6, .seed = 3, .threads = 2};
   settings.on_progress = [&](std::size_t d, std::size_t t) {
     done.push_back(d);
     total = t;
   };
-  REQUIRE(aoe_bench::run_experiment(problems, {"random", "grid"}, settings).has_value());
+  REQUIRE(run_experiment(problems, {"random", "grid"}, settings).has_value());
   CHECK(total == 12);
   REQUIRE(done.size() == 12);
   for (std::size_t i = 0; i < done.size(); ++i) CHECK(done[i] == i + 1);
@@ -323,7 +338,7 @@ TEST_CASE("aoe-bench record writes a Kernel Tuner cache that replays (needs an O
   REQUIRE_MESSAGE(summary.has_value(), summary.error().message);
   CHECK(summary->configurations == 3);
   CHECK(summary->valid == 3);
-  auto problem = aoe_bench::load_problem(path);
+  auto problem = aoe::experiment::load_problem(path);
   REQUIRE(problem.has_value());
   CHECK(problem->recording->configurations() == 3);
   CHECK(problem->recording->optimum() == doctest::Approx(summary->optimum_seconds));
@@ -355,7 +370,7 @@ TEST_CASE("aoe-bench record --device cuda: a Kernel Tuner cache on a GPU, a clea
   }
   REQUIRE_MESSAGE(summary.has_value(), summary.error().message);
   CHECK(summary->configurations == 3);
-  auto problem = aoe_bench::load_problem(path);
+  auto problem = aoe::experiment::load_problem(path);
   REQUIRE(problem.has_value());
   CHECK(problem->recording->configurations() == 3);
 }
@@ -364,8 +379,8 @@ TEST_CASE("aoe-bench: --cartesian fills the product with failures; the optimum i
   aoe::test::TempDir dir("aoe_bench_cartesian");
   const auto path =
       dir.write("tiny.json", aoe::test::kernel_tuner_cache(aoe::test::tiny_entries()));
-  auto recorded = aoe_bench::load_problem(path);
-  auto cartesian = aoe_bench::load_problem(path, true);
+  auto recorded = aoe::experiment::load_problem(path);
+  auto cartesian = aoe::experiment::load_problem(path, true);
   REQUIRE(recorded.has_value());
   REQUIRE(cartesian.has_value());
   CHECK(recorded->configurations == 9);
@@ -392,14 +407,14 @@ TEST_CASE("aoe-bench: --transfer starts from the other devices' best, never the 
   for (auto& e : other) {
     if (e.a == 4 && e.b == 0 && e.c[0] == 'y') e.time_ms = 0.5;  // another device's best
   }
-  std::vector<aoe_bench::Problem> problems;
+  std::vector<aoe::experiment::Problem> problems;
   for (const auto& [name, entries] :
        {std::pair{"one.json", aoe::test::tiny_entries()}, std::pair{"two.json", other}}) {
-    auto p = aoe_bench::load_problem(dir.write(name, aoe::test::kernel_tuner_cache(entries)));
+    auto p = aoe::experiment::load_problem(dir.write(name, aoe::test::kernel_tuner_cache(entries)));
     REQUIRE(p.has_value());
     problems.push_back(std::move(*p));
   }
-  aoe_bench::add_transfer(problems, 2);
+  aoe::experiment::add_transfer(problems, 2);
   // one.json gets two.json's best two: (4,0,y) at 0.5 ms, then (2,1,x) at 1 ms.
   REQUIRE(problems[0].transfer.size() == 2);
   CHECK(problems[0].transfer[0] == aoe::Configuration{2, 0, 1});
@@ -410,13 +425,13 @@ TEST_CASE("aoe-bench: --transfer starts from the other devices' best, never the 
   REQUIRE(problems[1].transfer.size() == 2);
   CHECK(problems[1].transfer[0] == aoe::Configuration{1, 1, 0});
   // With transfer on, annealing measures them first.
-  aoe_bench::Settings settings{.budget = 2, .budget_seconds = {}, .repeats = 1, .seed = 3};
+  aoe::experiment::Settings settings{.budget = 2, .budget_seconds = {}, .repeats = 1, .seed = 3};
   settings.transfer = true;
-  auto results = aoe_bench::run_experiment(problems, {"annealing"}, settings);
+  auto results = run_experiment(problems, {"annealing"}, settings);
   REQUIRE(results.has_value());
   // one.json's optimum (1 ms at (2,1,x)) is two.json's second best: found within 2.
   CHECK((*results)[0].strategies[0].fraction_of_optimum.at(2) == doctest::Approx(1.0));
-  const auto json = boost::json::serialize(aoe_bench::to_json(*results, settings));
+  const auto json = boost::json::serialize(aoe::experiment::to_json(*results, settings));
   CHECK(json.find("\"transfer_sources\":[\"two\"]") != std::string::npos);
 }
 
@@ -462,12 +477,12 @@ TEST_CASE("aoe-bench: an output that cannot be written is exit 4 before the expe
 TEST_CASE("aoe-bench --traces: each repetition's unique evaluations, failures included") {
   aoe::test::TempDir dir("aoe_bench_traces");
   const auto problems = tiny_problem(dir);
-  aoe_bench::Settings settings{.budget = 9, .budget_seconds = {}, .repeats = 3, .seed = 5};
+  aoe::experiment::Settings settings{.budget = 9, .budget_seconds = {}, .repeats = 3, .seed = 5};
   {
-    auto plain = aoe_bench::run_experiment(problems, {"random"}, settings);
+    auto plain = run_experiment(problems, {"random"}, settings);
     REQUIRE(plain.has_value());
     CHECK((*plain)[0].strategies[0].traces.empty());
-    CHECK_FALSE(aoe_bench::to_json(*plain, settings)
+    CHECK_FALSE(aoe::experiment::to_json(*plain, settings)
                     .at("inputs")
                     .at(0)
                     .at("strategies")
@@ -476,9 +491,9 @@ TEST_CASE("aoe-bench --traces: each repetition's unique evaluations, failures in
                     .contains("traces"));
   }
   settings.traces = true;
-  auto results = aoe_bench::run_experiment(problems, {"random", "annealing"}, settings);
+  auto results = run_experiment(problems, {"random", "annealing"}, settings);
   REQUIRE(results.has_value());
-  const auto json = aoe_bench::to_json(*results, settings);
+  const auto json = aoe::experiment::to_json(*results, settings);
   for (const auto& s : json.at("inputs").at(0).at("strategies").as_array()) {
     const auto& traces = s.at("traces").as_array();
     REQUIRE(traces.size() == 3);
@@ -503,6 +518,112 @@ TEST_CASE("aoe-bench --traces: each repetition's unique evaluations, failures in
       REQUIRE(costs.size() == 9);
       for (const auto& c : costs) CHECK(c.to_number<double>() > 0);
       CHECK(t.at("seconds").to_number<double>() >= 0);
+    }
+  }
+}
+
+TEST_CASE("experiment: a user's policy runs beside ours, on the same seeds and figures") {
+  aoe::test::TempDir dir("experiment_user_policy");
+  const auto problems = tiny_problem(dir);
+  const aoe::experiment::Settings settings{
+      .budget = 6, .budget_seconds = {}, .repeats = 8, .seed = 4, .threads = 2};
+  // A user's type (here RandomSearch under another name) and ours by name: the same policy on
+  // the same derived seeds gives the same numbers, whichever way it came in.
+  auto ours = aoe::experiment::named("random");
+  REQUIRE(ours.has_value());
+  const std::vector<aoe::experiment::Strategy> strategies{
+      aoe::experiment::policy<aoe::RandomSearch>("mine"), std::move(*ours)};
+  auto results = aoe::experiment::run(problems, strategies, settings);
+  REQUIRE(results.has_value());
+  REQUIRE((*results)[0].strategies.size() == 2);
+  const auto& mine = (*results)[0].strategies[0];
+  const auto& random = (*results)[0].strategies[1];
+  CHECK(mine.name == "mine");
+  CHECK(mine.best_mean == random.best_mean);
+  CHECK(mine.score == random.score);
+  CHECK(mine.score_replicates.size() == random.score_replicates.size());
+  const auto json = aoe::experiment::to_json(*results, settings);
+  CHECK(json.at("inputs").at(0).at("strategies").at(0).at("name").as_string() == "mine");
+  CHECK(aoe::experiment::table(*results, settings).find(" mine ") != std::string::npos);
+}
+
+TEST_CASE("experiment: a user's factory gets the configurations to start from") {
+  auto problems = aoe::experiment::load_simulator_problems("sim:pooler/dense");
+  REQUIRE(problems.has_value());
+  aoe::experiment::Settings settings{.budget = 3, .budget_seconds = {}, .repeats = 2, .seed = 3};
+  settings.start_from_default = true;
+  // The factory builds annealing from the start it is given, as `named("annealing")` does.
+  const auto from_start = [](const aoe::SearchStart& start) {
+    aoe::SimulatedAnnealingOptions o;
+    o.initial = start.initial;
+    return aoe::SimulatedAnnealing<>(std::move(o));
+  };
+  auto ours = aoe::experiment::named("annealing");
+  REQUIRE(ours.has_value());
+  const std::vector<aoe::experiment::Strategy> strategies{
+      aoe::experiment::policy("mine", from_start), std::move(*ours)};
+  auto results = aoe::experiment::run(*problems, strategies, settings);
+  REQUIRE(results.has_value());
+  const auto& mine = (*results)[0].strategies[0];
+  CHECK(mine.best_median == (*results)[0].strategies[1].best_median);
+  // A factory without arguments is taken too.
+  const std::vector<aoe::experiment::Strategy> plain{
+      aoe::experiment::policy("plain", [] { return aoe::RandomSearch{}; })};
+  CHECK(aoe::experiment::run(*problems, plain, settings).has_value());
+}
+
+TEST_CASE("experiment: a user's policy that throws is an error naming it, not a crash") {
+  aoe::test::TempDir dir("experiment_user_throws");
+  const auto problems = tiny_problem(dir);
+  const std::vector<aoe::experiment::Strategy> strategies{aoe::experiment::policy(
+      "broken", []() -> aoe::RandomSearch { throw std::runtime_error("no such thing"); })};
+  const aoe::experiment::Settings settings{.budget = 3, .budget_seconds = {}, .repeats = 2};
+  auto results = aoe::experiment::run(problems, strategies, settings);
+  REQUIRE_FALSE(results.has_value());
+  CHECK(results.error().message.find("'broken'") != std::string::npos);
+  CHECK(results.error().message.find("no such thing") != std::string::npos);
+  CHECK(results.error().message.find("repetition 0") != std::string::npos);
+}
+
+TEST_CASE("experiment: the autotuning-methodology files hold every repetition and the space") {
+  aoe::test::TempDir dir("experiment_methodology");
+  const auto problems = tiny_problem(dir);
+  aoe::experiment::Settings settings{.budget = 5, .budget_seconds = {}, .repeats = 3, .seed = 2};
+  auto without = run_experiment(problems, {"random"}, settings);
+  REQUIRE(without.has_value());
+  CHECK_FALSE(
+      aoe::experiment::write_methodology_files(*without, settings, dir.path() / "m").has_value());
+  settings.traces = true;
+  auto results = run_experiment(problems, {"random", "annealing"}, settings);
+  REQUIRE(results.has_value());
+  REQUIRE(
+      aoe::experiment::write_methodology_files(*results, settings, dir.path() / "m").has_value());
+  const auto read = [](const std::filesystem::path& path) {
+    std::ifstream in(path);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    return boost::json::parse(text);
+  };
+  const auto& problem = problems[0];
+  const auto input = dir.path() / "m" / problem.name;
+  const auto full = read(input / "search_space_T4.json");
+  CHECK(full.at("schema_version").as_string() == "1.0.0");
+  CHECK(full.at("results").as_array().size() == problem.configurations);
+  for (const auto& s : (*results)[0].strategies) {
+    REQUIRE(s.traces.size() == 3);
+    for (std::size_t r = 0; r < 3; ++r) {
+      const auto doc = read(input / s.name / ("repetition_" + std::to_string(r) + "_T4.json"));
+      const auto& entries = doc.at("results").as_array();
+      REQUIRE(entries.size() == s.traces[r].values.size());
+      for (std::size_t k = 0; k < entries.size(); ++k) {
+        const auto& e = entries[k].as_object();
+        const double v = s.traces[r].values[k];
+        CHECK(e.at("invalidity").as_string() == (std::isnan(v) ? "runtime" : "correct"));
+        if (!std::isnan(v)) {
+          CHECK(e.at("measurements").at(0).at("value").to_number<double>() == v);
+        }
+        CHECK(e.at("times").at("runtimes").to_number<double>() == s.traces[r].costs[k]);
+        CHECK(e.at("configuration").as_object().size() == problem.space->dimensions());
+      }
     }
   }
 }

@@ -1,4 +1,5 @@
-// aoe-bench: compares search policies on recorded tuning spaces (docs/research.md).
+// aoe-bench: compares search policies on recorded tuning spaces (docs/research.md): a command
+// over the experiment of aoe/experiment/ (inputs, repetitions, JSON, table, plot).
 //
 //   aoe-bench record --output FILE [--kernel gemm] [--size N] [--sample K] [--seed S]
 //                                   (measures on an OpenCL device; record.hpp)
@@ -13,15 +14,22 @@
 // Exit codes: 0 success; 1 internal error; 2 bad usage (flags, unknown strategy); 3 an input
 // could not be read (missing, corrupt, wrong schema); 4 an output could not be written (checked
 // before the experiment starts, and again when it is written).
-#include "experiment.hpp"
 #include "record.hpp"
 #include "repetitions.hpp"
 #include "report.hpp"
 #include <aoe/core/error.hpp>
-#include <aoe/search/by_name.hpp>
+#include <aoe/experiment/json.hpp>
+#include <aoe/experiment/methodology_files.hpp>
+#include <aoe/experiment/problem.hpp>
+#include <aoe/experiment/run.hpp>
+#include <aoe/experiment/settings.hpp>
+#include <aoe/experiment/simulator_problems.hpp>
+#include <aoe/experiment/strategy.hpp>
+#include <aoe/experiment/svg.hpp>
+#include <aoe/experiment/table.hpp>
+#include <aoe/search/search_names.hpp>
 
 #include <CLI/CLI.hpp>
-#include <boost/json/serialize.hpp>
 #include <unistd.h>
 
 #include <algorithm>
@@ -43,6 +51,8 @@
 #include <vector>
 
 namespace {
+
+namespace experiment = aoe::experiment;
 
 constexpr int exit_ok = 0;
 constexpr int exit_internal = 1;
@@ -104,13 +114,15 @@ bool outputs_writable(const std::vector<std::pair<std::string, std::string>>& ou
 struct Flags {
   std::vector<std::string> inputs;
   std::vector<std::string> strategies;
-  aoe_bench::Settings settings;
+  experiment::Settings settings;
   double budget_seconds = 0;
   std::string json_path;
   std::string plot_path;
   std::string report_path;
+  std::string methodology_dir;
   bool valid_only_cutoff = false;
   bool cartesian = false;
+  bool traces = false;  ///< --traces: in the JSON
   std::size_t transfer_top = 2;
 };
 
@@ -123,7 +135,7 @@ std::string policy_names() {
 
 /// The experiment's flags on `app`, read into `f`.
 void add_flags(CLI::App& app, Flags& f) {
-  aoe_bench::Settings& settings = f.settings;
+  experiment::Settings& settings = f.settings;
   app.add_option("--input", f.inputs,
                  "recorded spaces (Kernel Tuner cache or T4 results files, .json or .json.gz) or "
                  "simulator operators: sim:<workload>[@<SoC>]")
@@ -147,6 +159,10 @@ void add_flags(CLI::App& app, Flags& f) {
   app.add_option("--plot", f.plot_path, "where to write an SVG plot of the curves");
   app.add_option("--report", f.report_path,
                  "where to write an HTML report: score table and curves (docs/reports.md)");
+  app.add_option("--methodology", f.methodology_dir,
+                 "where to write every repetition as the T4 results files the "
+                 "autotuning-methodology package reads, and each input's full search space "
+                 "(docs/research.md#scoring-with-autotuning-methodology)");
   app.add_option("--threads", settings.threads, "worker threads (default: every core)");
   app.add_option("--cutoff", settings.methodology.cutoff,
                  "methodology score: budget where random search closes this fraction of the "
@@ -175,7 +191,7 @@ void add_flags(CLI::App& app, Flags& f) {
                "measure the best --transfer-top configurations of every other input with the "
                "same parameters (the same kernel on other devices; the input's own recording is "
                "left out)");
-  app.add_flag("--traces", settings.traces,
+  app.add_flag("--traces", f.traces,
                "keep every repetition's evaluations in the JSON (per strategy, \"traces\": "
                "values in order, null where it failed, device seconds charged, wall seconds of "
                "the run), for tools that score runs themselves (bench/peers)");
@@ -218,35 +234,36 @@ std::optional<int> start_ranks(int argc, char** argv, bool record,
 
 /// The strategies of --strategy ("all": every policy), each a known policy; an error is printed
 /// (by rank 0: `speaks`) and gives nothing.
-std::optional<std::vector<std::string>> strategies_of(const std::vector<std::string>& args,
-                                                      bool speaks) {
-  auto strategies = split_commas(args);
-  if (strategies.size() == 1 && strategies[0] == "all") {
-    strategies.clear();
-    for (const auto n : aoe::search_names()) strategies.emplace_back(n);
+std::optional<std::vector<experiment::Strategy>> strategies_of(const std::vector<std::string>& args,
+                                                               bool speaks) {
+  auto names = split_commas(args);
+  if (names.size() == 1 && names[0] == "all") {
+    names.clear();
+    for (const auto n : aoe::search_names()) names.emplace_back(n);
   }
-  if (strategies.empty()) {
+  if (names.empty()) {
     if (speaks) {
       std::fprintf(stderr, "aoe-bench: --strategy: expected at least one of %s\n",
                    policy_names().c_str());
     }
     return std::nullopt;
   }
-  for (const auto& s : strategies) {
-    if (auto made = aoe::make_search(s); !made) {
-      if (speaks) std::fprintf(stderr, "aoe-bench: --strategy: %s\n", made.error().message.c_str());
-      return std::nullopt;
+  auto strategies = experiment::named(names);
+  if (!strategies) {
+    if (speaks) {
+      std::fprintf(stderr, "aoe-bench: --strategy: %s\n", strategies.error().message.c_str());
     }
+    return std::nullopt;
   }
-  return strategies;
+  return std::move(*strategies);
 }
 
 /// Reads every --input (a recorded space or `sim:` operators) into `problems`; exit_ok, or
 /// exit_input with the reason printed (by rank 0: `speaks`).
-int load_inputs(const Flags& f, bool speaks, std::vector<aoe_bench::Problem>& problems) {
+int load_inputs(const Flags& f, bool speaks, std::vector<experiment::Problem>& problems) {
   for (const auto& input : f.inputs) {
     if (input.rfind("sim:", 0) == 0) {
-      auto sims = aoe_bench::load_simulator_problems(input);
+      auto sims = experiment::load_simulator_problems(input);
       if (!sims) {
         if (speaks) std::fprintf(stderr, "aoe-bench: --input: %s\n", sims.error().what().c_str());
         return exit_input;
@@ -254,7 +271,7 @@ int load_inputs(const Flags& f, bool speaks, std::vector<aoe_bench::Problem>& pr
       for (auto& p : *sims) problems.push_back(std::move(p));
       continue;
     }
-    auto problem = aoe_bench::load_problem(input, f.cartesian);
+    auto problem = experiment::load_problem(input, f.cartesian);
     if (!problem) {
       if (speaks) std::fprintf(stderr, "aoe-bench: --input: %s\n", problem.error().what().c_str());
       return exit_input;
@@ -266,8 +283,8 @@ int load_inputs(const Flags& f, bool speaks, std::vector<aoe_bench::Problem>& pr
 
 /// --transfer: each input's starting points from the others; exit_ok, or exit_usage when no
 /// input has another to transfer from (it would silently run without it).
-int transfer_inputs(std::vector<aoe_bench::Problem>& problems, std::size_t top) {
-  aoe_bench::add_transfer(problems, top);
+int transfer_inputs(std::vector<experiment::Problem>& problems, std::size_t top) {
+  experiment::add_transfer(problems, top);
   const bool any = std::any_of(problems.begin(), problems.end(),
                                [](const auto& p) { return !p.transfer_sources.empty(); });
   if (any) return exit_ok;
@@ -298,7 +315,7 @@ std::function<void(std::size_t, std::size_t)> terminal_progress() {
 
 /// Writes the JSON and, when asked, the plot and the report; exit_ok, or exit_output naming
 /// the flag whose file could not be written.
-int write_outputs(const std::vector<aoe_bench::ProblemResult>& results, const Flags& f) {
+int write_outputs(const std::vector<experiment::ProblemResult>& results, const Flags& f) {
   const auto write = [](const char* flag, const std::string& path, const std::string& text) {
     if (path.empty()) return true;
     if (auto w = aoe_bench::write_file(path, text); !w) {
@@ -307,63 +324,39 @@ int write_outputs(const std::vector<aoe_bench::ProblemResult>& results, const Fl
     }
     return true;
   };
-  const std::string json = boost::json::serialize(aoe_bench::to_json(results, f.settings)) + "\n";
+  // --methodology keeps the traces for its files; the JSON has them only with --traces.
+  experiment::Settings shown = f.settings;
+  shown.traces = f.traces;
+  const std::string json = experiment::json_text(results, shown);
   if (!write("--json", f.json_path, json)) return exit_output;
   if (!f.plot_path.empty() &&
-      !write("--plot", f.plot_path, aoe_bench::to_svg(results, f.settings))) {
+      !write("--plot", f.plot_path, experiment::to_svg(results, f.settings))) {
     return exit_output;
   }
   if (!f.report_path.empty() &&
       !write("--report", f.report_path, aoe_bench::to_html(results, f.settings))) {
     return exit_output;
   }
+  if (!f.methodology_dir.empty()) {
+    if (auto w = experiment::write_methodology_files(results, f.settings, f.methodology_dir); !w) {
+      std::fprintf(stderr, "aoe-bench: --methodology: %s\n", w.error().what().c_str());
+      return exit_output;
+    }
+  }
   return exit_ok;
 }
 
-/// The table: per input and strategy, the mean and the median over the repetitions of the
-/// fraction of the optimum after --budget evaluations, the methodology score, and the median
-/// run's evaluations to 0.98 of the optimum with its 95% interval; then a note where the
-/// methodology score made each repetition run past --budget.
-void print_table(const std::vector<aoe_bench::ProblemResult>& results,
-                 const aoe_bench::Settings& settings) {
-  const std::string mean_label = "mean fraction @" + std::to_string(settings.budget);
-  const int mean_width = static_cast<int>(std::max<std::size_t>(mean_label.size(), 8));
-  std::printf("%-36s %-14s %*s %8s %7s  %s\n", "input", "strategy", mean_width, mean_label.c_str(),
-              "median", "score", "median run to 0.98 [95% CI]");
-  for (const auto& pr : results) {
-    for (const auto& s : pr.strategies) {
-      const double median = s.fraction_median.size() >= s.budget && s.budget != 0
-                                ? s.fraction_median[s.budget - 1]
-                                : std::numeric_limits<double>::quiet_NaN();
-      std::printf("%-36s %-14s %*.4f %8.4f %7.3f  %s\n", pr.problem->name.c_str(), s.name.c_str(),
-                  mean_width, s.fraction_of_optimum.at(s.budget), median, s.score,
-                  aoe_bench::evaluations_to_text(s, 0.98, settings.bootstrap.level).c_str());
-    }
-  }
-  for (const auto& pr : results) {
-    if (!pr.strategies.empty() && pr.strategies.front().run_length > settings.budget) {
-      const auto& s = pr.strategies.front();
-      std::printf(
-          "note: %s: each repetition ran %zu evaluations, not %zu: the methodology score "
-          "averages up to random search's cutoff (evaluations %zu-%zu); the fractions above "
-          "are at %zu\n",
-          pr.problem->name.c_str(), s.run_length, settings.budget, s.score_range.first,
-          s.score_range.last, settings.budget);
-    }
-  }
-}
-
 /// The experiment once the flags are read: inputs, repetitions, outputs, table.
-int run(Flags& f, const std::vector<std::string>& strategies, const aoe_bench::MpiRepetitions* mpi,
-        bool speaks) {
-  std::vector<aoe_bench::Problem> problems;
+int run(Flags& f, const std::vector<experiment::Strategy>& strategies,
+        const aoe_bench::MpiRepetitions* mpi, bool speaks) {
+  std::vector<experiment::Problem> problems;
   if (const int code = load_inputs(f, speaks, problems); code != exit_ok) return code;
   if (f.settings.transfer) {
     if (const int code = transfer_inputs(problems, f.transfer_top); code != exit_ok) return code;
   }
   const bool terminal = mpi == nullptr && ::isatty(::fileno(stderr)) == 1;
   if (terminal) f.settings.on_progress = terminal_progress();
-  auto results = aoe_bench::run_experiment(problems, strategies, f.settings);
+  auto results = experiment::run(problems, strategies, f.settings);
   if (terminal) std::fprintf(stderr, "\r\033[K");
   if (!results) {
     if (speaks) std::fprintf(stderr, "aoe-bench: %s\n", results.error().what().c_str());
@@ -371,7 +364,7 @@ int run(Flags& f, const std::vector<std::string>& strategies, const aoe_bench::M
   }
   if (!speaks) return exit_ok;  // a worker rank: rank 0 writes and prints
   if (const int code = write_outputs(*results, f); code != exit_ok) return code;
-  print_table(*results, f.settings);
+  std::fputs(experiment::table(*results, f.settings).c_str(), stdout);
   return exit_ok;
 }
 
@@ -397,6 +390,7 @@ int main(int argc, char** argv) {
   if (mpi) f.settings.run_repetitions = mpi->runner();
   if (f.budget_seconds > 0) f.settings.budget_seconds = f.budget_seconds;
   f.settings.methodology.count_failures = !f.valid_only_cutoff;
+  f.settings.traces = f.traces || !f.methodology_dir.empty();
   const auto strategies = strategies_of(f.strategies, speaks);
   if (!strategies) return exit_usage;
   if (!outputs_writable(

@@ -21,14 +21,15 @@
 namespace boost::serialization {
 
 // A repetition crosses the wire whole: its curve (infinities included), its evaluations and
-// its trace (empty unless Settings::traces).
+// its trace (empty unless Settings::traces), configurations included.
 template <class Archive>
-void serialize(Archive& ar, aoe_bench::Repetition& r, const unsigned int /*version*/) {
+void serialize(Archive& ar, aoe::experiment::Repetition& r, const unsigned int /*version*/) {
   ar& r.curve;
   ar& r.evaluations;
   ar& r.trace.values;
   ar& r.trace.costs;
   ar& r.trace.seconds;
+  ar& r.trace.configurations;
   ar& r.rank;
 }
 
@@ -71,37 +72,40 @@ std::unique_ptr<MpiRepetitions> MpiRepetitions::start(int& argc, char**& argv) {
 int MpiRepetitions::rank() const { return impl_->world.rank(); }
 int MpiRepetitions::size() const { return impl_->world.size(); }
 
-RepetitionRunner MpiRepetitions::runner() const {
+aoe::experiment::RepetitionRunner MpiRepetitions::runner() const {
   const boost::mpi::communicator* world = &impl_->world;
-  return [world](std::size_t count, const std::function<Repetition(std::size_t)>& one)
-             -> aoe::Result<std::optional<std::vector<Repetition>>> {
-    std::vector<std::uint64_t> tasks;
-    if (world->rank() == 0) {
-      tasks.resize(count);
-      for (std::size_t j = 0; j < count; ++j) tasks[j] = j;
-    }
-    const auto results = aoe::mpi::distribute(*world, std::span<const std::uint64_t>(tasks),
-                                              [&one, world](const std::uint64_t& j) {
-                                                Repetition r = one(static_cast<std::size_t>(j));
-                                                r.rank = world->rank();
-                                                return r;
-                                              });
-    if (world->rank() != 0) return std::optional<std::vector<Repetition>>{};
-    std::vector<Repetition> out;
-    out.reserve(results.size());
-    std::vector<std::size_t> per_rank(static_cast<std::size_t>(world->size()), 0);
-    for (const auto& r : results) {
-      if (!r) return r.error();
-      out.push_back(*r);
-      if (r->rank >= 0 && r->rank < world->size()) ++per_rank[static_cast<std::size_t>(r->rank)];
-    }
-    // Where the repetitions ran, on stderr (the results do not depend on it).
-    std::string counts;
-    for (const std::size_t n : per_rank) counts += (counts.empty() ? "" : ", ") + std::to_string(n);
-    std::fprintf(stderr, "aoe-bench: %zu repetitions on %d MPI ranks (per rank: %s)\n", count,
-                 world->size(), counts.c_str());
-    return std::optional<std::vector<Repetition>>(std::move(out));
-  };
+  return
+      [world](std::size_t count, const std::function<aoe::experiment::Repetition(std::size_t)>& one)
+          -> aoe::Result<std::optional<std::vector<aoe::experiment::Repetition>>> {
+        std::vector<std::uint64_t> tasks;
+        if (world->rank() == 0) {
+          tasks.resize(count);
+          for (std::size_t j = 0; j < count; ++j) tasks[j] = j;
+        }
+        const auto results = aoe::mpi::distribute(
+            *world, std::span<const std::uint64_t>(tasks), [&one, world](const std::uint64_t& j) {
+              aoe::experiment::Repetition r = one(static_cast<std::size_t>(j));
+              r.rank = world->rank();
+              return r;
+            });
+        if (world->rank() != 0) return std::optional<std::vector<aoe::experiment::Repetition>>{};
+        std::vector<aoe::experiment::Repetition> out;
+        out.reserve(results.size());
+        std::vector<std::size_t> per_rank(static_cast<std::size_t>(world->size()), 0);
+        for (const auto& r : results) {
+          if (!r) return r.error();
+          out.push_back(*r);
+          if (r->rank >= 0 && r->rank < world->size())
+            ++per_rank[static_cast<std::size_t>(r->rank)];
+        }
+        // Where the repetitions ran, on stderr (the results do not depend on it).
+        std::string counts;
+        for (const std::size_t n : per_rank)
+          counts += (counts.empty() ? "" : ", ") + std::to_string(n);
+        std::fprintf(stderr, "aoe-bench: %zu repetitions on %d MPI ranks (per rank: %s)\n", count,
+                     world->size(), counts.c_str());
+        return std::optional<std::vector<aoe::experiment::Repetition>>(std::move(out));
+      };
 }
 
 #else
@@ -114,7 +118,7 @@ std::unique_ptr<MpiRepetitions> MpiRepetitions::start(int& /*argc*/, char**& /*a
 
 int MpiRepetitions::rank() const { return 0; }
 int MpiRepetitions::size() const { return 1; }
-RepetitionRunner MpiRepetitions::runner() const { return {}; }
+aoe::experiment::RepetitionRunner MpiRepetitions::runner() const { return {}; }
 
 #endif
 

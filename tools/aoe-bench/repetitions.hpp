@@ -4,7 +4,7 @@
 #ifndef AOE_TOOLS_AOE_BENCH_REPETITIONS_HPP
 #define AOE_TOOLS_AOE_BENCH_REPETITIONS_HPP
 
-#include "experiment.hpp"
+#include <aoe/experiment/settings.hpp>
 
 #include <memory>
 #include <string>
@@ -34,7 +34,7 @@ class MpiRepetitions {
   /// gets every repetition in index order (or the first, by index, that threw, naming its
   /// rank); the other ranks serve rank 0 and get an empty optional. Collective: every rank runs
   /// the same experiment.
-  [[nodiscard]] RepetitionRunner runner() const;
+  [[nodiscard]] aoe::experiment::RepetitionRunner runner() const;
 
  private:
   struct Impl;
