@@ -10,7 +10,8 @@
 // 2. clblast_tuner: clblast_tuner_xgemm as its users run it (-m -n -k --size, -fraction): the
 //    best GFLOP/s in the JSON it writes (clblast_xgemm_1_32.json), the configurations it
 //    measured, its wall time; then SGEMM with those parameters (clblast::OverrideParameters).
-//    --clblast-json reuses the JSON of a run made before (its wall time given by hand).
+//    --clblast-json reuses the JSON of a run made before (its wall time given by hand, and the
+//    row's "wall_seconds_from" is then "--clblast-wall-seconds", not "measured").
 // 3. aoe_gemm: each policy tunes our kernel through the runner, --seeds seeds: best GFLOP/s
 //    (event time) at 25, 50, 100, 200 evaluations (mean, min, max over seeds) and wall time.
 //    Measurements are shared between runs within this process (a configuration measured once
@@ -248,6 +249,8 @@ int main(int argc, char** argv) {
   if (!skip_clblast_tuner && !skip_clblast) {
     double wall = clblast_wall;
     std::string json_file = clblast_json;
+    // Where wall_seconds came from: this run timed the tuner, or --clblast-wall-seconds gave it.
+    std::string wall_from = "--clblast-wall-seconds";
     if (json_file.empty()) {
       const auto dir = std::filesystem::path(json_path).parent_path() / "clblast_tuner";
       std::filesystem::create_directories(dir);
@@ -259,6 +262,7 @@ int main(int argc, char** argv) {
       const auto t0 = Clock::now();
       const int rc = std::system(command.c_str());
       wall = since(t0);
+      wall_from = "measured";
       if (rc != 0) std::fprintf(stderr, "clblast_tuner_xgemm exited with %d\n", rc);
       json_file = (dir / "clblast_xgemm_1_32.json").string();
     }
@@ -304,7 +308,8 @@ int main(int argc, char** argv) {
                     {{"size", size},
                      {"sgemm_gflops_with_tuned_parameters", clblast_tuned},
                      {"first_call_seconds", first},
-                     {"json", json_file}}});
+                     {"json", json_file},
+                     {"wall_seconds_from", wall_from}}});
     std::fprintf(stderr,
                  "clblast_tuner: %zu configurations, best kernel %.2f GFLOP/s, %.0f s; "
                  "SGEMM with them %.2f GFLOP/s\n",

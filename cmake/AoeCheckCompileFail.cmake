@@ -4,7 +4,8 @@
 #   -DAOE_CONFIG=<config> -DAOE_MODE=fail|control
 #
 # fail:    builds AOE_TARGET (compiled with AOE_SHOULD_FAIL=1); passes only if the build FAILS
-#          and its output matches the regex on the source's first line, `// EXPECT: <regex>`.
+#          and one of the compiler's diagnostics (the text after `<file>:<line>:<col>: `) matches
+#          the regex on the source's first line, `// EXPECT: <regex>`.
 #          A file that compiles can never pass, whatever it prints.
 # control: builds AOE_TARGET (same file without AOE_SHOULD_FAIL); passes only if it compiles.
 cmake_minimum_required(VERSION 3.21)
@@ -47,8 +48,26 @@ if(_result EQUAL 0)
   message(FATAL_ERROR "${AOE_SOURCE}: compiled successfully, but it must FAIL to compile "
                       "with a diagnostic matching: ${_regex}\n${_output}")
 endif()
-if(NOT _output MATCHES "${_regex}")
+# The regex is tried on the compiler's diagnostics only: the text after `<file>:<line>:<col>: `
+# (GCC, Clang) or `<file>(<line>): ` (MSVC). The rest of the build output (the command line, the
+# target's name, the source path, the quoted source lines) names whatever the test is about, so a
+# regex matched against all of it would pass on any error.
+set(_diagnostics "")
+set(_rest "${_output}\n")
+while(NOT _rest STREQUAL "")
+  string(FIND "${_rest}" "\n" _eol)
+  string(SUBSTRING "${_rest}" 0 ${_eol} _line)
+  math(EXPR _next "${_eol} + 1")
+  string(SUBSTRING "${_rest}" ${_next} -1 _rest)
+  if(_line MATCHES "^[^: ]+:[0-9]+:[0-9]+: (.*)$")
+    string(APPEND _diagnostics "${CMAKE_MATCH_1}\n")
+  elseif(_line MATCHES "^[^(]+\\([0-9,]+\\): (.*)$")
+    string(APPEND _diagnostics "${CMAKE_MATCH_1}\n")
+  endif()
+endwhile()
+if(NOT _diagnostics MATCHES "${_regex}")
   message(FATAL_ERROR "${AOE_SOURCE}: failed to compile as expected, but no diagnostic "
-                      "matches the EXPECT regex: ${_regex}\nBuild output:\n${_output}")
+                      "matches the EXPECT regex: ${_regex}\nDiagnostics:\n${_diagnostics}"
+                      "Build output:\n${_output}")
 endif()
-message(STATUS "OK: ${AOE_SOURCE} fails to compile; matched `${CMAKE_MATCH_0}`")
+message(STATUS "OK: ${AOE_SOURCE} fails to compile; a diagnostic matched `${CMAKE_MATCH_0}`")

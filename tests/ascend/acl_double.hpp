@@ -3,13 +3,15 @@
 // the device (kernel arguments, tiling data); a simulated device clock advances by a duration
 // per launch, so events give known times; any entry can be made to fail; every resource is
 // counted from creation to release. Also checks that no two ACL calls overlap in time (the
-// runner serialises them) and that execution follows compilation.
+// runner serialises them), that execution follows compilation and that an event's time is read
+// only after it was synchronised.
 #ifndef AOE_TESTS_ASCEND_ACL_DOUBLE_HPP
 #define AOE_TESTS_ASCEND_ACL_DOUBLE_HPP
 
 #include <aoe/measure/ascend/acl_api.hpp>
 #include <aoe/measure/ascend/acl_error.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -201,7 +203,8 @@ class AclDouble {
     int count = -1;
   };
   struct Event {
-    double time = -1;  // ms on the device clock when recorded
+    double time = -1;       // ms on the device clock when recorded
+    std::uint64_t seq = 0;  // its place among all recordings on the stream (0: never recorded)
   };
 
   static std::mutex& instance_mutex() {
@@ -343,6 +346,7 @@ class AclDouble {
       Enter e(self(), Call::synchronize_stream);
       if (e.code()) return e.code();
       const aclError r = self().pending_sync(t);
+      if (r == ACL_SUCCESS) self().completed_ = self().recorded_;
       return r == ACL_SUCCESS ? r : ascend::acl_errc::rt_stream_sync_timeout;
     };
     a.aclrt_create_event = [](aclrtEvent* ev) -> aclError {
@@ -363,12 +367,17 @@ class AclDouble {
       Enter e(self(), Call::record_event);
       if (e.code()) return e.code();
       static_cast<Event*>(ev)->time = self().clock_ms_;
+      static_cast<Event*>(ev)->seq = ++self().recorded_;
       return ACL_SUCCESS;
     };
-    a.aclrt_synchronize_event_with_timeout = [](aclrtEvent, std::int32_t t) -> aclError {
+    a.aclrt_synchronize_event_with_timeout = [](aclrtEvent ev, std::int32_t t) -> aclError {
       Enter e(self(), Call::synchronize_event);
       if (e.code()) return e.code();
-      return self().pending_sync(t);
+      const aclError r = self().pending_sync(t);
+      if (r == ACL_SUCCESS) {
+        self().completed_ = std::max(self().completed_, static_cast<Event*>(ev)->seq);
+      }
+      return r;
     };
     a.aclrt_event_elapsed_time = [](float* ms, aclrtEvent s, aclrtEvent t) -> aclError {
       Enter e(self(), Call::event_elapsed_time);
@@ -376,6 +385,10 @@ class AclDouble {
       const auto* a0 = static_cast<Event*>(s);
       const auto* a1 = static_cast<Event*>(t);
       if (a0->time < 0 || a1->time < 0) return 107006;  // not recorded
+      // AscendCL reads the time only after the end event completed: record the events, wait
+      // for the stream (or the end event), then aclrtEventElapsedTime (CANN's page of
+      // aclrtEventElapsedTime, "Restrictions"). Refused before: ACL_ERROR_RT_EVENT_NOT_COMPLETE.
+      if (a1->seq > self().completed_) return 507006;
       *ms = static_cast<float>(a1->time - a0->time);
       return ACL_SUCCESS;
     };
@@ -601,6 +614,8 @@ class AclDouble {
   int devices_ = 0;
   int device_set_ = -1;
   std::set<void*> contexts_, streams_, events_, host_, binaries_;
+  std::uint64_t recorded_ = 0;   // event recordings so far
+  std::uint64_t completed_ = 0;  // recordings up to this one have completed (synchronised)
   std::map<void*, std::size_t> device_;
   std::set<const aclTensorDesc*> descs_;
   std::set<const aclDataBuffer*> buffers_;

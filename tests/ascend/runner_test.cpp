@@ -276,6 +276,45 @@ TEST_CASE("ascend runner: a single operator is compiled, warmed up and timed wit
   CHECK(acl.live_per_call().empty());
 }
 
+TEST_CASE("ascend double: an event's time is refused until the event was synchronised") {
+  aoe::test::AclDouble acl;
+  const as::AclApi& api = acl.api();
+  aclrtEvent start = nullptr;
+  aclrtEvent stop = nullptr;
+  REQUIRE(api.aclrt_create_event(&start) == ACL_SUCCESS);
+  REQUIRE(api.aclrt_create_event(&stop) == ACL_SUCCESS);
+  float ms = -1;
+  REQUIRE(api.aclrt_record_event(start, nullptr) == ACL_SUCCESS);
+  REQUIRE(api.aclrt_record_event(stop, nullptr) == ACL_SUCCESS);
+  CHECK(api.aclrt_event_elapsed_time(&ms, start, stop) == 507006);  // EVENT_NOT_COMPLETE
+  CHECK(ms == -1);
+  REQUIRE(api.aclrt_synchronize_event_with_timeout(start, -1) == ACL_SUCCESS);
+  CHECK(api.aclrt_event_elapsed_time(&ms, start, stop) == 507006);  // the start only
+  REQUIRE(api.aclrt_synchronize_event_with_timeout(stop, -1) == ACL_SUCCESS);
+  CHECK(api.aclrt_event_elapsed_time(&ms, start, stop) == ACL_SUCCESS);
+  // Recorded again: not complete until the stream is synchronised.
+  REQUIRE(api.aclrt_record_event(stop, nullptr) == ACL_SUCCESS);
+  CHECK(api.aclrt_event_elapsed_time(&ms, start, stop) == 507006);
+  REQUIRE(api.aclrt_synchronize_stream_with_timeout(nullptr, -1) == ACL_SUCCESS);
+  CHECK(api.aclrt_event_elapsed_time(&ms, start, stop) == ACL_SUCCESS);
+  REQUIRE(api.aclrt_destroy_event(start) == ACL_SUCCESS);
+  REQUIRE(api.aclrt_destroy_event(stop) == ACL_SUCCESS);
+}
+
+TEST_CASE("ascend runner: each timed run synchronises its stop event before reading the time") {
+  aoe::test::TempDir dir("ascend_sync");
+  aoe::test::AclDouble acl;
+  auto r = AscendRunner::open(acl.api(), options(dir, 0, 3));
+  REQUIRE(r.has_value());
+  const Measurement m = r->run(matmul());
+  // The double refuses aclrtEventElapsedTime on an event that was not synchronised, so a
+  // runner that read the time first would measure nothing.
+  REQUIRE_MESSAGE(m.ok(), m.message);
+  CHECK(m.samples.size() == 3);
+  CHECK(acl.calls(Call::synchronize_event) == 3);
+  CHECK(acl.calls(Call::event_elapsed_time) == 3);
+}
+
 TEST_CASE("ascend runner: storage formats and attribute types reach the descriptors") {
   aoe::test::TempDir dir("ascend_format");
   aoe::test::AclDouble acl;

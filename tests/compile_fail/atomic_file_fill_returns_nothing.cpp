@@ -1,4 +1,4 @@
-// EXPECT: atomic_file_fill
+// EXPECT: satisfaction of 'atomic_file_fill<|does not satisfy 'atomic_file_fill'
 // A fill of write_file_atomically must say whether it could make the content (Result<void>):
 // one that returns nothing is rejected, and the message names the concept.
 #include <aoe/io/atomic_file.hpp>

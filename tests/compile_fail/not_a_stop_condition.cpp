@@ -1,4 +1,4 @@
-// EXPECT: stop_condition
+// EXPECT: satisfaction of 'stop_condition<|does not satisfy 'stop_condition'
 // tune() takes only stop conditions: a plain number is rejected by the stop_condition concept.
 #include "support/archetypes.hpp"
 #include <aoe/tuner/tuner.hpp>

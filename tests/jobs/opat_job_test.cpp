@@ -11,6 +11,7 @@
 #include <fstream>
 #include <memory>
 #include <optional>
+#include <set>
 #include <span>
 #include <sstream>
 #include <string>
@@ -69,6 +70,19 @@ struct FakeBackend {
     return r;
   }
 };
+
+// FakeBackend with a timing(): simulated (a model, as the simulator) or measured (a device).
+struct TimedBackend : FakeBackend {
+  aoe::Timing device;
+  [[nodiscard]] aoe::Timing timing() const { return device; }
+};
+
+TimedBackend simulated_backend() {
+  return TimedBackend{{}, {aoe::TimingKind::simulated, "the fake timing model 1"}};
+}
+TimedBackend measuring_backend() {
+  return TimedBackend{{}, {aoe::TimingKind::measured, "the fake device 0"}};
+}
 
 std::string model(const std::string& extra_type = "Relu") {
   return R"({"format_version": 1, "name": "fake",
@@ -592,6 +606,82 @@ TEST_CASE("opat: a job's trials never call the simulator oracle (it only scores 
   const auto best = aoe::sim::oracle(*runner);
   CHECK(aoe::sim::oracle_calls().load() == before + 1);
   CHECK(best.value * 1e6 <= job->report.operators.front().kinds.front().after_us * (1 + 1e-9));
+}
+
+TEST_CASE("opat: on a device that measures, a simulated entry is a hint, measured and replaced") {
+  TempDir dir("hint");
+  const auto graph = aoe::parse_graph(model(), "fake.json");
+  REQUIRE(graph.has_value());
+  const auto kinds_in = [&](aoe::KnowledgeBank& bank) {
+    std::set<std::string> kinds;
+    const auto all = bank.entries(aoe::BankScope{}, aoe::KnowledgeKind::schedule);
+    REQUIRE(all.has_value());
+    REQUIRE(!all->empty());
+    for (const auto& [name, r] : *all) {
+      kinds.insert(r.provenance.timing ? std::string(aoe::to_string(r.provenance.timing->kind))
+                                       : std::string("none"));
+    }
+    return kinds;
+  };
+  auto simulator = simulated_backend();
+  auto device = measuring_backend();
+  aoe::KnowledgeBank bank({.custom_root = dir.path / "bank"});
+  const auto sim_job = aoe::run_opat(*graph, simulator, bank, options(dir.path / "w0"));
+  REQUIRE(sim_job.has_value());
+  CHECK(kinds_in(bank) == std::set<std::string>{"simulated"});
+  // The result file says where its times came from.
+  const auto root = read_json(sim_job->result_file);
+  const auto& timing = opat_section(root).at("timing").as_object();
+  CHECK(timing.at("kind").as_string() == "simulated");
+  CHECK(timing.at("source").as_string() == "the fake timing model 1");
+
+  // The device measures every entry again and tunes from it: not one bank hit; every entry is
+  // then the device's measurement.
+  const auto first = aoe::run_opat(*graph, device, bank, options(dir.path / "w1"));
+  REQUIRE(first.has_value());
+  CHECK(first->report.count(aoe::OpatOutcome::hit) == 1);  // mm3: mm2's entry, just measured
+  for (std::size_t i = 0; i < 3; ++i) CHECK(first->report.operators[i].evaluations > 1);
+  CHECK(kinds_in(bank) == std::set<std::string>{"measured"});
+  CHECK(opat_section(read_json(first->result_file)).at("timing").at("kind").as_string() ==
+        "measured");
+
+  // The measured entries are hits on the device, and used as they are on the simulator.
+  for (auto* backend : {&device, &simulator}) {
+    const auto again = aoe::run_opat(*graph, *backend, bank, options(dir.path / "w2"));
+    REQUIRE(again.has_value());
+    CHECK(again->report.count(aoe::OpatOutcome::hit) == again->report.total());
+    for (const auto& op : again->report.operators) CHECK(op.evaluations == 0);
+  }
+  CHECK(kinds_in(bank) == std::set<std::string>{"measured"});
+}
+
+TEST_CASE("opat: a bank written before entries said simulated or measured: hints on a device") {
+  TempDir dir("old_bank");
+  const auto graph = aoe::parse_graph(model(), "fake.json");
+  REQUIRE(graph.has_value());
+  FakeBackend untimed;  // no timing(): its entries say nothing, as a bank of an earlier version
+  aoe::KnowledgeBank bank({.custom_root = dir.path / "bank"});
+  REQUIRE(aoe::run_opat(*graph, untimed, bank, options(dir.path / "w0")).has_value());
+  const auto old = bank.entries(aoe::BankScope{}, aoe::KnowledgeKind::schedule);
+  REQUIRE(old.has_value());
+  for (const auto& [name, r] : *old) CHECK_FALSE(r.provenance.timing.has_value());
+  // On the simulator such an entry is used as before: a hit.
+  auto simulator = simulated_backend();
+  const auto sim_job = aoe::run_opat(*graph, simulator, bank, options(dir.path / "w1"));
+  REQUIRE(sim_job.has_value());
+  CHECK(sim_job->report.count(aoe::OpatOutcome::hit) == sim_job->report.total());
+  // On a device it is a hint, as a simulated entry.
+  auto device = measuring_backend();
+  const auto dev_job = aoe::run_opat(*graph, device, bank, options(dir.path / "w2"));
+  REQUIRE(dev_job.has_value());
+  CHECK(dev_job->report.count(aoe::OpatOutcome::hit) == 1);  // mm3 after mm2
+  const auto now = bank.entries(aoe::BankScope{}, aoe::KnowledgeKind::schedule);
+  REQUIRE(now.has_value());
+  for (const auto& [name, r] : *now) {
+    CAPTURE(name);
+    REQUIRE(r.provenance.timing.has_value());
+    CHECK(r.provenance.timing->measured());
+  }
 }
 
 TEST_CASE("opat: a stale bank record (its configuration not in the space) is replaced, then hit") {

@@ -366,11 +366,6 @@ Child start_distributed(const OpatRun& run) {
 }
 
 // True when aoe refused to run as several ranks (a build before the job integration).
-bool not_distributed(const OpatRun& run) {
-  return read_text(run.dir / "err.txt").find("distributed aoe jobs are not available yet") !=
-         std::string::npos;
-}
-
 // After a fault: the result file is valid JSON and says the job is incomplete, the bank holds
 // every operator it accounts for; then the same command finishes the job, with bank hits for
 // what was done, and the bank ends as the reference's.
@@ -397,17 +392,11 @@ void check_resumable(const OpatRun& run, const Reference& ref) {
   CHECK(bank_keys(run.bank()) == ref.keys);
 }
 
-/// Waits until the distributed job has tuned 3 operators. False when this aoe does not run its
-/// jobs over ranks (the test is then reported skipped); no progress at all fails the test.
-bool in_progress(Child& job, const OpatRun& run) {
-  if (wait_for_progress(job, run, 3)) return true;
+/// Waits until the distributed job has tuned 3 operators; no progress fails the test.
+void require_progress(Child& job, const OpatRun& run) {
+  if (wait_for_progress(job, run, 3)) return;
   job.wait_for(std::chrono::seconds(60));
-  if (not_distributed(run)) {
-    aoe::test::skip("this aoe does not run its jobs over MPI ranks (#14 job integration)");
-    return false;
-  }
   FAIL("no progress: " << read_text(run.dir / "err.txt"));
-  return false;
 }
 
 }  // namespace
@@ -420,7 +409,7 @@ TEST_CASE("tools under mpirun: aoe OPAT with a rank killed (SIGKILL): the job en
   const Reference ref = reference_run();
   const OpatRun run = fresh_run("fault_kill");
   Child job = start_distributed(run);
-  if (!in_progress(job, run)) return;
+  require_progress(job, run);
   const auto victims = ranks_tagged(run.tag, 1);
   REQUIRE(victims.size() == 1);
   REQUIRE(::kill(victims.front(), SIGKILL) == 0);
@@ -440,7 +429,7 @@ TEST_CASE("tools under mpirun: aoe OPAT with SIGINT to mpirun: the job ends clea
   const Reference ref = reference_run();
   const OpatRun run = fresh_run("fault_sigint");
   Child job = start_distributed(run);
-  if (!in_progress(job, run)) return;
+  require_progress(job, run);
   REQUIRE(::kill(job.pid, SIGINT) == 0);
   REQUIRE(job.wait_for(std::chrono::seconds(60)));
   // Open MPI's mpirun (4.1) ends the job by sending SIGTERM to every rank (aoe's clean stop)
@@ -614,8 +603,8 @@ std::pair<boost::json::object, std::set<std::string>> reference_job(const JobKin
 
 // Starts `mpirun -np 3` of the job, holds it when `ready(result block)` holds, kills worker
 // rank 1 while every rank is stopped and checks that mpirun ends the whole job with a failure.
-// False when this aoe does not run its jobs over ranks (reported skipped).
-bool kill_worker_when(const JobKind& kind, const OpatRun& run,
+// A job that never reaches that state fails the test.
+void kill_worker_when(const JobKind& kind, const OpatRun& run,
                       const std::function<bool(const boost::json::object&)>& ready) {
   Child job = Child::start(under_mpirun(3, kind.command()), run.env(), run.dir / "out.txt",
                            run.dir / "err.txt");
@@ -625,12 +614,7 @@ bool kill_worker_when(const JobKind& kind, const OpatRun& run,
   });
   if (pids.empty()) {
     job.wait_for(std::chrono::seconds(60));
-    if (not_distributed(run)) {
-      aoe::test::skip("this aoe does not run its jobs over MPI ranks (#14 job integration)");
-      return false;
-    }
     FAIL("the job never reached the state to kill it in: " << read_text(run.dir / "err.txt"));
-    return false;
   }
   // Ranks 0 and 2 stay stopped: mpirun, once it sees rank 1 gone, ends them (SIGCONT, SIGTERM,
   // then SIGKILL). Let run on, they could finish the job before mpirun gets the CPU to notice.
@@ -639,7 +623,6 @@ bool kill_worker_when(const JobKind& kind, const OpatRun& run,
   CHECK(job.exit_code() != 0);
   CHECK(ranks_tagged(run.tag, 0).empty());
   CHECK(ranks_tagged(run.tag, 2).empty());
-  return true;
 }
 
 // The same command again, to the end: exit 0, and its result block.
@@ -673,11 +656,9 @@ TEST_CASE("tools under mpirun: aoe SGAT with a rank killed (SIGKILL): the job en
   const std::int64_t ref_total = ref.at("repo_summary").as_object().at("total_num").as_int64();
   const OpatRun run = fresh_run("fault_kill_sgat");
   // Killed once rank 0 has stored some subgraphs, before the end.
-  if (!kill_worker_when(kind, run, [](const boost::json::object& r) {
-        return sgat_written(r) >= 1 && r.contains("sgat_tuning_result");
-      })) {
-    return;
-  }
+  kill_worker_when(kind, run, [](const boost::json::object& r) {
+    return sgat_written(r) >= 1 && r.contains("sgat_tuning_result");
+  });
   const auto after = job_result(run.work(), "sgat", "SGAT");
   REQUIRE(after.has_value());  // present and valid JSON
   CHECK(std::string(after->at("sgat_tuning_result").as_string()) == "tune tuning incomplete");
@@ -706,11 +687,9 @@ TEST_CASE("tools under mpirun: aoe GDAT with a rank killed (SIGKILL): the job en
   REQUIRE(ref_keys.size() == 1);
   const OpatRun run = fresh_run("fault_kill_gdat");
   // Killed while the search runs: the result file is there and says the job is not done.
-  if (!kill_worker_when(kind, run, [](const boost::json::object& r) {
-        return std::string(r.at("gdat_tuning_result").as_string()) == "tune tuning incomplete";
-      })) {
-    return;
-  }
+  kill_worker_when(kind, run, [](const boost::json::object& r) {
+    return std::string(r.at("gdat_tuning_result").as_string()) == "tune tuning incomplete";
+  });
   const auto after = job_result(run.work(), "gdat", "GDAT");
   REQUIRE(after.has_value());  // present and valid JSON
   CHECK(std::string(after->at("gdat_tuning_result").as_string()) == "tune tuning incomplete");

@@ -90,6 +90,46 @@ TEST_CASE("bank: store, lookup, update only when better, persisted per SoC and k
       fresh.lookup(aoe::make_bank_key(matmul(32), aoe::KnowledgeKind::format, scope))->has_value());
 }
 
+TEST_CASE("bank: an entry says whether its time was simulated or measured; old entries do not") {
+  TempDir dir("timing");
+  const auto simulated = aoe::make_bank_key(matmul(32), aoe::KnowledgeKind::schedule, scope);
+  const auto measured = aoe::make_bank_key(matmul(64), aoe::KnowledgeKind::schedule, scope);
+  const auto unsaid = aoe::make_bank_key(matmul(96), aoe::KnowledgeKind::schedule, scope);
+  {
+    aoe::KnowledgeBank bank({.custom_root = dir.path()});
+    auto r = record(simulated, 2e-5);
+    r.provenance.timing = aoe::Timing{aoe::TimingKind::simulated, "model 1.2"};
+    REQUIRE(bank.store(r).has_value());
+    r = record(measured, 2e-5);
+    r.provenance.timing = aoe::Timing{aoe::TimingKind::measured, "Ascend910B1, device 0"};
+    REQUIRE(bank.store(r).has_value());
+    REQUIRE(bank.store(record(unsaid, 2e-5)).has_value());
+  }
+  const fs::path file =
+      dir.path() / "Ascend910A" / "unified_bank" / "Ascend910A_32_AiCore_schedule.json";
+  const std::string text = aoe::test::read_text(file);
+  CHECK(text.find(R"("timing":{"kind":"simulated","source":"model 1.2"})") != std::string::npos);
+  CHECK(text.find(R"("timing":{"kind":"measured","source":"Ascend910B1, device 0"})") !=
+        std::string::npos);
+  aoe::KnowledgeBank fresh({.custom_root = dir.path()});
+  const auto kind_of = [&](const aoe::TuningKey& key) {
+    const auto found = fresh.lookup(key);
+    REQUIRE(found.has_value());
+    REQUIRE(found->has_value());
+    const auto& t = (*found)->provenance.timing;
+    return t ? std::string(aoe::to_string(t->kind)) + ": " + t->source : std::string("none");
+  };
+  CHECK(kind_of(simulated) == "simulated: model 1.2");
+  CHECK(kind_of(measured) == "measured: Ascend910B1, device 0");
+  CHECK(kind_of(unsaid) == "none");  // as every entry of a bank written before this field
+  // An entry without the field is written as it was: no "timing" appears for it.
+  std::size_t timings = 0;
+  for (std::size_t at = text.find("\"timing\""); at != std::string::npos;
+       at = text.find("\"timing\"", at + 1))
+    ++timings;
+  CHECK(timings == 2);
+}
+
 TEST_CASE("bank: the built-in bank is read after the custom bank and never written") {
   TempDir custom("custom");
   TempDir builtin("builtin");

@@ -7,6 +7,7 @@
 #include "run_aoe.hpp"
 #include "support/skip.hpp"
 #include "support/temp_dir.hpp"
+#include <aoe/report/job_reports.hpp>
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -20,6 +21,7 @@
 #include <fstream>
 #include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -161,6 +163,30 @@ std::map<std::int64_t, double> check_trace(const fs::path& file, std::string_vie
   return sums;
 }
 
+/// Every timed event of a trace says whether it is simulated: the job's own events (`job_cat`:
+/// operators, subgraphs, the iteration) as `job_simulated`, the timing model's breakdown (launch,
+/// TransData, pipes) and GDAT's compute and all-reduce always simulated; otherData says it too.
+void check_trace_labels(const boost::json::object& doc, std::string_view job_cat,
+                        bool job_simulated) {
+  const auto& other = doc.at("otherData").as_object();
+  CHECK(other.at("simulated").as_bool() == job_simulated);
+  CHECK(other.at("timing").as_object().at("kind").as_string() ==
+        (job_simulated ? "simulated" : "measured"));
+  std::size_t labelled = 0;
+  for (const auto& v : doc.at("traceEvents").as_array()) {
+    const auto& e = v.as_object();
+    if (e.at("ph").as_string() != "X") continue;
+    INFO(boost::json::serialize(e));
+    REQUIRE(e.contains("args"));
+    const auto& args = e.at("args").as_object();
+    REQUIRE(args.contains("simulated"));
+    const bool job_event = e.at("cat").as_string() == job_cat;
+    CHECK(args.at("simulated").as_bool() == (job_event ? job_simulated : true));
+    ++labelled;
+  }
+  CHECK(labelled > 0);
+}
+
 /// RFC 4180 lines of a CSV text.
 std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
   std::vector<std::vector<std::string>> rows;
@@ -254,6 +280,16 @@ TEST_CASE("aoe --report: OPAT's trace, op_summary and HTML match the result file
   const double before = ms(j.body, "model_baseline_performance(ms)");
   const double after = ms(j.body, "model_result_performance(ms)");
 
+  // Every file says where its times came from: the simulator's timing model.
+  const auto& timing = j.body.at("timing").as_object();
+  CHECK(timing.at("kind").as_string() == "simulated");
+  CHECK(std::string(timing.at("source").as_string()).starts_with("openaoe Ascend AI Core model "));
+  check_trace_labels(boost::json::parse(read(j.trace)).as_object(), "operator", true);
+  CHECK(j.run.out.find(" ms, simulated (openaoe Ascend AI Core model ") != std::string::npos);
+  const std::string last = j.run.out.substr(j.run.out.rfind('\n', j.run.out.size() - 2) + 1);
+  CHECK(last.starts_with("resnet50 process finished. Performance improved by "));
+  CHECK(last.ends_with("% (simulated)\n"));
+
   const auto sums = check_trace(j.trace, "operator");
   REQUIRE(sums.size() == 2);
   CHECK(sums.at(1) / 1e3 == doctest::Approx(before).epsilon(1e-7));
@@ -268,6 +304,8 @@ TEST_CASE("aoe --report: OPAT's trace, op_summary and HTML match the result file
     return static_cast<std::size_t>(it - header.begin());
   };
   const std::size_t phase = col("Phase"), dur = col("Task Duration(us)"), name = col("Op Name");
+  const std::size_t timing_col = col("Timing");
+  CHECK(timing_col == header.size() - 1);  // the last column: msprof's come first
   const std::size_t total =
       static_cast<std::size_t>(j.body.at("repo_summary").as_object().at("total_num").as_int64());
   CHECK(rows.size() - 1 == 2 * total);  // one row per operator execution, before and after
@@ -275,6 +313,7 @@ TEST_CASE("aoe --report: OPAT's trace, op_summary and HTML match the result file
   std::map<std::string, double> before_us;
   for (std::size_t i = 1; i < rows.size(); ++i) {
     REQUIRE(rows[i].size() == header.size());
+    CHECK(rows[i][timing_col] == "simulated");
     sum[rows[i][phase]] += std::stod(rows[i][dur]);
     if (rows[i][phase] == "before tuning") before_us[rows[i][name]] = std::stod(rows[i][dur]);
   }
@@ -295,16 +334,66 @@ TEST_CASE("aoe --report: OPAT's trace, op_summary and HTML match the result file
   CHECK(matched > 0);
 
   const std::string page = read(j.html);
+  CHECK(page.find("simulated: Ascend910A timing model") != std::string::npos);
+  CHECK(page.find("<h2>What is simulated</h2>") != std::string::npos);
   for (const char* remote : {"http://", "https://", "<link", " src=", "@import", "url("}) {
     INFO(remote);
     CHECK(page.find(remote) == std::string::npos);  // self-contained: nothing to fetch
   }
 }
 
+TEST_CASE("reports of a job on a device that measures: measured times, the model's breakdown") {
+  const aoe::Graph graph{.name = "npu_model",
+                         .nodes = {{.name = "mm",
+                                    .type = "MatMul",
+                                    .inputs = {{"x", {{256, 256}, aoe::DataType::float16}},
+                                               {"w", {{256, 256}, aoe::DataType::float16}}},
+                                    .outputs = {{"y", {{256, 256}, aoe::DataType::float16}}},
+                                    .attributes = {}}}};
+  aoe::OpatReport r;
+  r.tuning_name = "npu_model";
+  r.finished = true;
+  r.timing = aoe::Timing{aoe::TimingKind::measured, "Ascend910B1, device 0, 24 AI Cores"};
+  aoe::OpatOperatorReport op;
+  op.op_name = "mm";
+  op.op_type = "MatMul";
+  op.default_us = 30;
+  op.result_us = 20;
+  r.operators.push_back(op);
+  const auto soc = aoe::sim::Soc::builtin("Ascend910B1").value();
+  const auto profile = aoe::report::opat_profile(graph, r, soc);
+  CHECK(profile.timing == *r.timing);
+  const auto trace = aoe::report::trace_json(profile, "OPAT");
+  check_trace_labels(trace, "operator", false);
+  std::set<std::string> simulated_cats;
+  for (const auto& v : trace.at("traceEvents").as_array()) {
+    const auto& e = v.as_object();
+    if (e.at("ph").as_string() == "X" && e.at("args").as_object().at("simulated").as_bool())
+      simulated_cats.insert(std::string(e.at("cat").as_string()));
+  }
+  CHECK(simulated_cats == std::set<std::string>{"overhead", "pipe"});  // launch, pipes
+  const auto rows = parse_csv(aoe::report::op_summary_csv(profile, soc.split));
+  REQUIRE(rows.size() == 3);
+  CHECK(rows[0].back() == "Timing");
+  CHECK(rows[1].back() == "measured");
+  CHECK(rows[2].back() == "measured");
+  const std::string page = aoe::report::opat_html(r, profile, "aoe_result_opat_x.json");
+  CHECK(page.find("measured: Ascend910B1, device 0, 24 AI Cores") != std::string::npos);
+  CHECK(page.find("What is measured, what is simulated") != std::string::npos);
+  CHECK(page.find("Every time on this page is") == std::string::npos);
+  const auto body = aoe::to_json(r).begin()->value().as_array()[1].as_object().at("OPAT");
+  CHECK(body.at("timing").at("kind").as_string() == "measured");
+}
+
 TEST_CASE("aoe --report: SGAT's subgraphs and GDAT's splits, and --report=off") {
   {
     aoe::test::TempDir dir("report_sgat");
     const Job j = run_job_ok(dir, 1);
+    CHECK(j.body.at("timing").as_object().at("kind").as_string() == "simulated");
+    check_trace_labels(boost::json::parse(read(j.trace)).as_object(), "operator", true);
+    for (const auto& row : parse_csv(read(j.csv)))
+      CHECK((row.back() == "Timing" || row.back() == "simulated"));
+    CHECK(j.run.out.find(" ms, simulated (openaoe Ascend AI Core model ") != std::string::npos);
     const auto sums = check_trace(j.trace, "operator");
     REQUIRE(sums.size() == 2);
     CHECK(sums.at(1) / 1e3 ==
@@ -317,6 +406,10 @@ TEST_CASE("aoe --report: SGAT's subgraphs and GDAT's splits, and --report=off") 
     const Job j = run_job_ok(dir, 4);
     CHECK(j.csv.empty());  // a training step has no operator list
     const auto doc = boost::json::parse(read(j.trace)).as_object();
+    CHECK(j.body.at("timing").as_object().at("source").as_string().starts_with(
+        "openaoe GDAT iteration model "));
+    check_trace_labels(doc, "iteration", true);
+    CHECK(j.run.out.find("%, simulated (openaoe GDAT iteration model ") != std::string::npos);
     std::map<std::int64_t, double> iteration;
     std::size_t segments = 0;
     for (const auto& v : doc.at("traceEvents").as_array()) {

@@ -35,7 +35,8 @@ int job_failed(const aoe::ErrorInfo& error, const std::filesystem::path& partial
 }
 
 int job_finished(const aoe::Result<void>& reports, const std::string& tuning_name,
-                 const std::string& improvement, int job_code, const Io& io) {
+                 const std::string& improvement, int job_code, const Io& io,
+                 const aoe::Timing& timing) {
   if (!reports) {
     if (job_code == exit_success) {
       io.err << "aoe: --report: " << reports.error().message << "\n";
@@ -44,7 +45,8 @@ int job_finished(const aoe::Result<void>& reports, const std::string& tuning_nam
     // The job's own code (some tasks failed) says more than the reports' failure.
     io.err << "aoe: warning: --report: " << reports.error().message << "\n";
   }
-  io.out << tuning_name << " process finished. Performance improved by " << improvement << "\n";
+  io.out << tuning_name << " process finished. Performance improved by " << improvement << " ("
+         << aoe::to_string(timing.kind) << ")\n";
   return job_code;
 }
 

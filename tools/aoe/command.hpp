@@ -12,6 +12,7 @@
 #include <aoe/jobs/job_skeleton.hpp>
 #include <aoe/jobs/result_file.hpp>
 #include <aoe/repo/bank_access.hpp>
+#include <aoe/vocab/timing.hpp>
 
 #include <atomic>
 #include <cstddef>
@@ -221,24 +222,26 @@ template <class Event, class Task, class Line>
 template <class Report>
 void print_job_summary(const Io& io, std::size_t total, std::string_view what, const Report& r,
                        double before_ms, double after_ms, const std::filesystem::path& result_file,
-                       const std::filesystem::path& tuned_model) {
+                       const std::filesystem::path& tuned_model, const aoe::Timing& timing) {
   using O = aoe::JobOutcome;
   io.out << "aoe: " << total << " " << what << ": " << r.count(O::add) << " added, "
          << r.count(O::update) << " updated, " << r.count(O::hit) << " bank hits, "
          << r.count(O::reserved) << " reserved, " << r.count(O::unsatisfied) << " unsatisfied, "
          << r.count(O::failed) << " failed; model " << fixed(before_ms, 3) << " ms -> "
-         << fixed(after_ms, 3) << " ms\n";
+         << fixed(after_ms, 3) << " ms, " << timing.label() << "\n";
   io.out << "aoe: result file " << result_file.string() << "\n";
   io.out << "aoe: tuned model " << tuned_model.string() << "\n";
 }
 
 /// The end of a job that finished with `job_code` (exit_success, or exit_ops_failed when some
 /// of its tasks failed): `reports` is what writing its --report files gave, then the last line
-/// "<tuning_name> process finished. Performance improved by <improvement>". Report files that
+/// "<tuning_name> process finished. Performance improved by <improvement> (simulated)" (or
+/// "(measured)": `timing`'s kind, docs/cli.md). Report files that
 /// cannot be written are exit_bank after a successful job; after a job with a code of its own
 /// they are a warning on `io.err`, and the job's code stands.
 [[nodiscard]] int job_finished(const aoe::Result<void>& reports, const std::string& tuning_name,
-                               const std::string& improvement, int job_code, const Io& io);
+                               const std::string& improvement, int job_code, const Io& io,
+                               const aoe::Timing& timing);
 
 }  // namespace aoe_tool
 

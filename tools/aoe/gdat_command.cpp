@@ -156,7 +156,7 @@ void print_gdat_result(const aoe::GdatReport& rep, const std::filesystem::path& 
            << " (bank " << aoe::to_string(*rep.outcome) << "): iteration "
            << ms(rep.baseline.seconds) << " -> " << ms(rep.result->seconds) << ", optimum "
            << ms(rep.optimum.seconds) << ", gap " << fixed(rep.gap(rep.result->seconds) * 100.0, 2)
-           << "%\n";
+           << "%, " << aoe::gdat_timing().label() << "\n";
     io.out << "aoe: set_split_strategy_by_idx(" << list(rep.result->split) << ")\n";
     io.out << "aoe: set_split_strategy_by_size(" << list(rep.result->by_size) << ")\n";
     io.out << "aoe: result file " << result_file.string() << "\n";
@@ -234,7 +234,7 @@ int run_gdat_command(const CommonOptions& common, const GdatFlags& flags,
       write_gdat_reports(common, rep, result->result_file, io), rep.tuning_name,
       fixed(aoe::GdatReport::improvement(rep.baseline.seconds, rep.result->seconds) * 100.0, 2) +
           "%",
-      exit_success, io);
+      exit_success, io, aoe::gdat_timing());
 }
 
 }  // namespace aoe_tool

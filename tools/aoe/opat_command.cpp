@@ -166,14 +166,15 @@ int run_opat_command(const CommonOptions& common, const OpatFlags& flags,
                       opat_error_code(result.error(), on_ascend, catalogue), io);
   }
   const auto& rep = result->report;
+  const aoe::Timing timing = rep.timing.value_or(backend.timing());
   if (common.verbosity() >= 1) {
     print_job_summary(io, rep.total(), "operators", rep, rep.baseline_ms(), rep.result_ms(),
-                      result->result_file, result->tuned_model_file);
+                      result->result_file, result->tuned_model_file, timing);
   }
   return job_finished(
       write_opat_reports(common, *graph, rep, soc, result->result_file, io), rep.tuning_name,
       fixed(aoe::OpatReport::improvement(rep.baseline_ms(), rep.result_ms()) * 100.0, 2) + "%",
-      rep.count(aoe::OpatOutcome::failed) > 0 ? exit_ops_failed : exit_success, io);
+      rep.count(aoe::OpatOutcome::failed) > 0 ? exit_ops_failed : exit_success, io, timing);
 }
 
 }  // namespace aoe_tool

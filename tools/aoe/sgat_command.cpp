@@ -75,15 +75,16 @@ int run_sgat_command(const CommonOptions& common, const SgatFlags& flags,
                       io);
   }
   const auto& rep = result->report;
+  const aoe::Timing timing = rep.timing.value_or(aoe::sim::model_timing(soc.name));
   if (verbosity >= 1) {
     print_job_summary(io, result->subgraphs, "subgraphs", rep, rep.baseline_ms, rep.result_ms(),
-                      result->result_file, result->tuned_model_file);
+                      result->result_file, result->tuned_model_file, timing);
   }
   // The figure of the result file's model_performance_improvement (truncated, as AOE prints it).
   return job_finished(
       write_sgat_reports(common, rep, soc, result->result_file, io), rep.tuning_name,
       aoe::sgat_percent(aoe::SgatReport::improvement(rep.baseline_ms, rep.result_ms())),
-      rep.count(aoe::SgatOutcome::failed) > 0 ? exit_ops_failed : exit_success, io);
+      rep.count(aoe::SgatOutcome::failed) > 0 ? exit_ops_failed : exit_success, io, timing);
 }
 
 }  // namespace aoe_tool

@@ -184,10 +184,16 @@ template <class Measure>
 /// one of the space (another version or other options wrote it): the task is tuned as new and
 /// its result stored with replace, so that the next job finds it (a hit) instead of tuning the
 /// task again.
+///
+/// `hint`: the record's time is not of the kind the job's device gives (a simulated or unsaid
+/// time, found by a job on a device that measures): the record is measured again and tuned
+/// from, never a hit, and what the job finds replaces it (docs/aoe-facts.md, "Simulated and
+/// measured entries").
 template <class T>
 struct StoredLookup {
   std::optional<T> found;
   bool stale = false;
+  bool hint = false;
 };
 
 /// The configuration of `space` that a stored record names by `values` when the space holds it

@@ -7,6 +7,7 @@
 #include "aoe/core/error.hpp"
 #include "aoe/io/atomic_file.hpp"
 #include "aoe/io/write_json.hpp"
+#include "aoe/vocab/timing.hpp"
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
@@ -140,6 +141,13 @@ inline void model_performance_json(boost::json::object& job, double baseline_ms,
                                                          std::string_view job_key,
                                                          boost::json::object body) {
   return report_envelope(r.timestamp, r.tid, basic_json(r, complete), job_key, std::move(body));
+}
+
+/// Where the file's times came from, OpenAOE's extra field "timing" at the end of the job's part
+/// (AOE's readers ignore it; docs/reports.md#simulated-or-measured): {"kind": "simulated" |
+/// "measured", "source": the model and its version, or the device}.
+[[nodiscard]] inline boost::json::object timing_json(const Timing& t) {
+  return boost::json::object{{"kind", to_string(t.kind)}, {"source", t.source}};
 }
 
 /// Whether a task's outcome wrote the bank (add or update): the tasks a result file lists under

@@ -12,6 +12,7 @@
 #include "aoe/measure/simulator/soc.hpp"
 #include "aoe/op/bank_key.hpp"
 #include "aoe/op/operator_desc.hpp"
+#include "aoe/vocab/timing.hpp"
 
 #include <memory>
 #include <span>
@@ -57,6 +58,8 @@ class SimulatorBackend {
   [[nodiscard]] BankScope scope() const { return BankScope{soc_.name, soc_.cube_cores}; }
 
   [[nodiscard]] const sim::Soc& soc() const noexcept { return soc_; }
+  /// The provenance of the job's times: the simulator's timing model (sim::model_timing).
+  [[nodiscard]] Timing timing() const { return sim::model_timing(soc_.name); }
   [[nodiscard]] double measure_latency() const noexcept { return measure_latency_; }
   /// The runners created so far, by distinct operator (shared by copies of this backend).
   [[nodiscard]] const sim::RunnerMemo& runners() const noexcept { return *runners_; }

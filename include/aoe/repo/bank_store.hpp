@@ -136,6 +136,10 @@ struct BankFormat {
   o["evaluations"] = static_cast<std::int64_t>(p.evaluations);
   o["timestamp"] = p.timestamp;
   o["tool"] = tool;
+  if (p.timing) {
+    o["timing"] =
+        boost::json::object{{"kind", to_string(p.timing->kind)}, {"source", p.timing->source}};
+  }
   return o;
 }
 
@@ -153,6 +157,17 @@ inline void read_provenance(const boost::json::object& entry, Provenance& out) {
   }
   if (const auto* s = po.if_contains("timestamp"); s && s->is_string()) {
     out.timestamp = std::string(s->as_string());
+  }
+  // "timing": {"kind": "simulated" | "measured", "source"}; absent (a bank written before it
+  // was stored) or of another kind: not said.
+  if (const auto* t = po.if_contains("timing"); t && t->is_object()) {
+    const auto* kind = t->as_object().if_contains("kind");
+    const auto k = kind && kind->is_string() ? timing_kind_from(kind->as_string()) : std::nullopt;
+    if (k) {
+      const auto* source = t->as_object().if_contains("source");
+      out.timing = Timing{
+          *k, source && source->is_string() ? std::string(source->as_string()) : std::string()};
+    }
   }
 }
 

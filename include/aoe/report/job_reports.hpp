@@ -6,7 +6,8 @@
 //   ${name}_${timestamp}_op_summary.csv   msprof-style op_summary, one row per operator execution
 //   ${name}_${timestamp}_report.html      the self-contained HTML report
 // `name` is the tuning name and `timestamp` the result file's, as the tuned model's
-// ${model}_${timestamp}_tune.json. Every figure in them is simulated. Include this header in a
+// ${model}_${timestamp}_tune.json. Each says whether its times are simulated or measured (the
+// report's timing; the pipes and bounds are always the timing model's). Include this header in a
 // tool, not in a library header: it pulls in the simulator, the jobs' reports and Boost.JSON.
 #ifndef AOE_REPORT_JOB_REPORTS_HPP
 #define AOE_REPORT_JOB_REPORTS_HPP
@@ -21,6 +22,7 @@
 #include "aoe/measure/simulator/soc.hpp"
 #include "aoe/report/html.hpp"
 #include "aoe/report/profile.hpp"
+#include "aoe/vocab/timing.hpp"
 
 #include <boost/json/serialize.hpp>
 
@@ -258,6 +260,13 @@ inline constexpr std::size_t timeline_operators = 2000;
 
 namespace detail {
 
+/// The page head's line on where the times came from: "measured: <device>" or "simulated: <soc>
+/// timing model" (also for a report that does not say).
+inline std::string timing_head(const std::optional<Timing>& t, std::string_view soc) {
+  if (t && t->measured()) return "measured: " + html::escape(t->source);
+  return "simulated: " + html::escape(soc) + " timing model";
+}
+
 /// OPAT's and SGAT's page head: page_head with the model's times (`before`, `after`, in ms),
 /// then the time saved, the tasks (`tasks`: the operators or subgraphs, each with its
 /// `evaluations`), the candidates measured, the tuning time and the repository summary.
@@ -267,9 +276,9 @@ std::string model_page_head(const Report& r, std::string_view job, const std::st
                             double after, const std::string& improvement, const Tasks& tasks,
                             std::string_view tasks_id, std::string_view tasks_label,
                             std::string_view evaluations_label) {
-  std::string b = page_head(job, "simulated: " + html::escape(soc) + " timing model", what, r,
-                            r.status_text(), result_file, before, after, improvement,
-                            "model before tuning (ms)", "model after tuning (ms)");
+  std::string b =
+      page_head(job, timing_head(r.timing, soc), what, r, r.status_text(), result_file, before,
+                after, improvement, "model before tuning (ms)", "model after tuning (ms)");
   std::size_t evaluations = 0;
   for (const auto& t : tasks) evaluations += t.evaluations;
   b += html::card("saved-ms", html::num(before - after, 6), "time saved (ms)");
@@ -277,6 +286,26 @@ std::string model_page_head(const Report& r, std::string_view job, const std::st
   b += html::card("evaluations", std::to_string(evaluations), evaluations_label);
   b += html::card("tuning-seconds", html::num(r.tuning_seconds, 1), "tuning time (s)");
   return b + repo_summary_html(r);
+}
+
+/// OPAT's closing note: which of the page's times are simulated and which measured.
+inline std::string opat_timing_note(const ModelProfile& profile) {
+  if (profile.timing.measured()) {
+    return "<h2>What is measured, what is simulated</h2><p class=\"note\">The operator times "
+           "on this page are the result file's, measured on the device (" +
+           html::escape(profile.timing.source) +
+           "). The pipes, bounds, block dims and waves are the OpenAOE simulator's timing model "
+           "of " +
+           html::escape(profile.soc) +
+           " (docs/simulator.md) for the configuration in use, scaled to the measured time: a "
+           "model, not a measurement. See docs/reports.md.</p>";
+  }
+  return "<h2>What is simulated</h2><p class=\"note\">Every time on this page is the OpenAOE "
+         "simulator's timing model of " +
+         html::escape(profile.soc) +
+         " (docs/simulator.md), not a measurement: the operator times are the result file's, the "
+         "pipes, bounds, block dims and waves the timing model's breakdown of the configuration "
+         "in use. See docs/reports.md.</p>";
 }
 
 /// A row of OPAT's ranked table: the operator before (`ob`) and after (`oa`), its report.
@@ -484,12 +513,7 @@ inline std::string opat_convergence_html(const ModelProfile& profile,
   b += detail::opat_failed_html(r);
   // Convergence and knowledge of the operators searched in this job.
   b += detail::opat_convergence_html(profile, order, reports);
-  b += "<h2>What is simulated</h2><p class=\"note\">Every time on this page is the OpenAOE "
-       "simulator's timing model of " +
-       html::escape(profile.soc) +
-       " (docs/simulator.md), not a measurement: the operator times are the result file's, the "
-       "pipes, bounds, block dims and waves the timing model's breakdown of the configuration "
-       "in use. See docs/reports.md.</p>";
+  b += detail::opat_timing_note(profile);
   return html::page("OPAT report: " + r.tuning_name, b);
 }
 

@@ -1,4 +1,4 @@
-// A job's simulated profile before and after tuning, and its two machine-readable forms
+// A job's profile before and after tuning, and its two machine-readable forms
 // (docs/reports.md):
 //  - ModelProfile: per operator execution its place on the stream, its duration (the job's
 //    figure, so that the operators sum to the result file's model time) and, where the simulator
@@ -8,8 +8,10 @@
 //    Core (MTE2, MTE1, Cube, Vector, FixPipe/MTE3), the pipes of each operator laid out per wave
 //    inside the operator; GDAT's step (gdat_trace_json);
 //  - op_summary_csv: msprof's op_summary columns where we have the figure, and a few of ours.
-// Everything in them is simulated. Include it in a tool, not in a library header: it pulls in
-// the simulator, the jobs' reports and Boost.JSON.
+// The operators' times are the job's (ModelProfile::timing says whether simulated or measured:
+// the trace's args.simulated and otherData.timing, op_summary's "Timing" column); the breakdown
+// (pipes, launch, TransData, waves) is always the simulator's timing model. Include it in a
+// tool, not in a library header: it pulls in the simulator, the jobs' reports and Boost.JSON.
 #ifndef AOE_REPORT_PROFILE_HPP
 #define AOE_REPORT_PROFILE_HPP
 
@@ -17,12 +19,14 @@
 #include "aoe/graph/graph.hpp"
 #include "aoe/jobs/gdat/gdat_report.hpp"
 #include "aoe/jobs/opat/opat_report.hpp"
+#include "aoe/jobs/result_file.hpp"
 #include "aoe/jobs/sgat/sgat_report.hpp"
 #include "aoe/measure/simulator/simulator_runner.hpp"
 #include "aoe/measure/simulator/soc.hpp"
 #include "aoe/op/bank_key.hpp"
 #include "aoe/op/operator_desc.hpp"
 #include "aoe/space/value.hpp"
+#include "aoe/vocab/timing.hpp"
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
@@ -66,12 +70,15 @@ struct Phase {
   }
 };
 
-/// A job's simulated profile.
+/// A job's profile: the job's times on the stream, with the simulator's breakdown.
 struct ModelProfile {
   std::string model;
   std::string soc;
   std::vector<Phase> phases;           ///< before, after
   std::vector<FusedOperator> fused{};  ///< owns the descriptions `desc` points to
+  /// Where the executions' times (`duration_us`, the result file's) came from. The breakdown
+  /// (`profile`: pipes, launch, TransData, waves) is always the simulator's timing model.
+  Timing timing{};
 };
 
 namespace detail {
@@ -128,6 +135,7 @@ inline std::optional<sim::detail::Profile> simulate(
   ModelProfile m;
   m.model = report.tuning_name;
   m.soc = soc.name;
+  m.timing = report.timing.value_or(sim::model_timing(soc.name));
   m.fused = fuse(graph);
   std::map<std::string, const OperatorDesc*> by_name;
   for (const auto& f : m.fused) by_name.emplace(f.op.name, &f.op);
@@ -178,6 +186,7 @@ inline std::optional<sim::detail::Profile> simulate(
   ModelProfile m;
   m.model = r.tuning_name;
   m.soc = std::string(soc);
+  m.timing = sim::model_timing(soc);
   Phase before{"before tuning", {}};
   Phase after{"after tuning", {}};
   double rest = r.baseline_ms;
@@ -233,8 +242,10 @@ inline void name_track(boost::json::array& events, int pid, int tid, std::string
   events.push_back(std::move(e));
 }
 
+/// `timing`: where the jobs' times (the operator, subgraph or iteration events) came from.
 inline boost::json::object trace_document(boost::json::array events, std::string_view model,
-                                          std::string_view soc, std::string_view job) {
+                                          std::string_view soc, std::string_view job,
+                                          const Timing& timing) {
   boost::json::object doc;
   doc["traceEvents"] = std::move(events);
   doc["displayTimeUnit"] = "ns";
@@ -243,11 +254,24 @@ inline boost::json::object trace_document(boost::json::array events, std::string
   other["model"] = model;
   other["soc"] = soc;
   other["job"] = job;
-  other["simulated"] = true;
+  other["simulated"] = !timing.measured();
+  other["timing"] = aoe::detail::timing_json(timing);
   other["note"] =
-      "all times are the OpenAOE simulator's timing model (docs/simulator.md), not measured";
+      timing.measured()
+          ? "the operators' times were measured on the device (" + timing.source +
+                "); launch, TransData and pipe events are the OpenAOE simulator's timing model "
+                "(docs/simulator.md), scaled to them; each event's args.simulated says which"
+          : std::string(
+                "all times are the OpenAOE simulator's timing model (docs/simulator.md), "
+                "not measured");
   doc["otherData"] = std::move(other);
   return doc;
+}
+
+/// An event of the timing model's breakdown or of a model's step: args.simulated.
+inline boost::json::object simulated_event(boost::json::object e) {
+  e["args"] = boost::json::object{{"simulated", true}};
+  return e;
 }
 
 /// Waves drawn one by one; the rest of an operator's waves is one event per pipe.
@@ -306,7 +330,7 @@ inline constexpr int stream_tid = 1;
           detail::trace_event(op.name, "operator", pid, stream_tid, op.start_us, op.duration_us);
       boost::json::object args;
       args["type"] = op.type;
-      args["simulated"] = true;
+      args["simulated"] = !m.timing.measured();
       if (!op.knowledge.empty()) args["knowledge"] = op.knowledge;
       if (op.profile) {
         const auto& p = *op.profile;
@@ -323,12 +347,12 @@ inline constexpr int stream_tid = 1;
       // is scaled to sit inside the operator.
       const double us = op.duration_us / p.seconds;
       const double stretch = p.block > 0 ? p.wave / p.block : 1.0;
-      events.push_back(
-          detail::trace_event("launch", "overhead", pid, stream_tid, op.start_us, p.launch * us));
+      events.push_back(detail::simulated_event(
+          detail::trace_event("launch", "overhead", pid, stream_tid, op.start_us, p.launch * us)));
       if (p.transdata > 0) {
-        events.push_back(detail::trace_event("TransData", "overhead", pid, stream_tid,
-                                             op.start_us + op.duration_us - p.transdata * us,
-                                             p.transdata * us));
+        events.push_back(detail::simulated_event(detail::trace_event(
+            "TransData", "overhead", pid, stream_tid,
+            op.start_us + op.duration_us - p.transdata * us, p.transdata * us)));
       }
       const std::int64_t drawn = std::min(p.waves, detail::drawn_waves);
       for (std::int64_t w = 0; w < drawn; ++w) {
@@ -356,7 +380,7 @@ inline constexpr int stream_tid = 1;
       }
     }
   }
-  return detail::trace_document(std::move(events), m.model, m.soc, job);
+  return detail::trace_document(std::move(events), m.model, m.soc, job, m.timing);
 }
 
 /// GDAT's step under the default and the tuned split: forward, backward compute and the
@@ -376,10 +400,12 @@ inline constexpr int stream_tid = 1;
     detail::name_track(events, pid, 2, "thread_name", "compute (forward, backward)");
     detail::name_track(events, pid, 3, "thread_name", "all-reduce (HCCL)");
     const double us = 1e6;
-    events.push_back(detail::trace_event("iteration", "iteration", pid, 1, 0, t.iteration * us));
-    events.push_back(detail::trace_event("forward", "compute", pid, 2, 0, t.forward * us));
-    events.push_back(
-        detail::trace_event("backward", "compute", pid, 2, t.forward * us, t.backward * us));
+    events.push_back(detail::simulated_event(
+        detail::trace_event("iteration", "iteration", pid, 1, 0, t.iteration * us)));
+    events.push_back(detail::simulated_event(
+        detail::trace_event("forward", "compute", pid, 2, 0, t.forward * us)));
+    events.push_back(detail::simulated_event(
+        detail::trace_event("backward", "compute", pid, 2, t.forward * us, t.backward * us)));
     for (std::size_t i = 0; i < t.segments.size(); ++i) {
       const auto& s = t.segments[i];
       auto e = detail::trace_event("all-reduce segment " + std::to_string(i), "allreduce", pid, 3,
@@ -393,7 +419,7 @@ inline constexpr int stream_tid = 1;
       events.push_back(std::move(e));
     }
   }
-  return detail::trace_document(std::move(events), r.tuning_name, "", "GDAT");
+  return detail::trace_document(std::move(events), r.tuning_name, "", "GDAT", gdat_timing());
 }
 
 // ---- op_summary CSV ------------------------------------------------------------------------
@@ -474,7 +500,8 @@ inline std::string shape_text(const TensorDesc& t) {
                                                      "Phase",
                                                      "Waves",
                                                      "Bound",
-                                                     "Knowledge"};
+                                                     "Knowledge",
+                                                     "Timing"};
   return columns;
 }
 
@@ -579,6 +606,7 @@ inline std::vector<std::string> op_summary_row(const ModelProfile& m, const Phas
   row.push_back(p == nullptr ? "" : std::to_string(p->waves));
   row.push_back(p == nullptr ? "" : sim::detail::bound_names[static_cast<std::size_t>(p->bound)]);
   row.push_back(op.knowledge);
+  row.emplace_back(to_string(m.timing.kind));
   return row;
 }
 

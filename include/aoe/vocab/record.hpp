@@ -3,10 +3,12 @@
 #define AOE_VOCAB_RECORD_HPP
 
 #include "aoe/space/value.hpp"
+#include "aoe/vocab/timing.hpp"
 
 #include <compare>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +29,11 @@ struct Provenance {
   std::string policy;           ///< the search policy's name
   std::size_t evaluations = 0;  ///< configurations measured to find it
   std::string timestamp;        ///< ISO 8601, UTC
+  /// Whether `Record::value` is a model's time or a device's, and whose. None: not said (a
+  /// record of a bank written before banks said it, or of a writer that does not know). An OPAT
+  /// job on a real device takes a record that is not `measured` as a hint, never as a hit
+  /// (docs/aoe-facts.md#operator-knowledge-bank-layout-and-key).
+  std::optional<Timing> timing{};
 };
 
 /// The best configuration known for a key, stored by parameter name and value so that it

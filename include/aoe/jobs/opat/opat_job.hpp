@@ -16,15 +16,18 @@
 #include "aoe/jobs/opat/opat_report.hpp"
 #include "aoe/jobs/parallel_measure.hpp"
 #include "aoe/jobs/tuned_model_writer.hpp"
+#include "aoe/vocab/timing.hpp"
 
 #include <algorithm>
 #include <array>
+#include <concepts>
 #include <cstdio>
 #include <deque>
 #include <filesystem>
 #include <functional>
 #include <iterator>
 #include <map>
+#include <optional>
 #include <set>
 #include <string_view>
 #include <unordered_map>
@@ -316,7 +319,30 @@ struct OpatJobState {
   std::map<TuningKey, KindPerformance> unsatisfied_in_job;
   std::set<TuningKey> tuned_keys;  ///< REPEAT_TUNE re-tunes each bank entry once per job
   KnowledgeShare knowledge;        ///< the operators' chosen knowledge, shared by value
+  /// Where the backend's times come from (its `timing()`; none for a backend without one):
+  /// written into every bank entry the job stores; a device that measures takes the bank's
+  /// records that are not measured as hints (StoredLookup::hint).
+  std::optional<Timing> timing;
 };
+
+/// The provenance of `backend`'s times: its `timing()`, none when it has no such member.
+template <class Backend>
+[[nodiscard]] std::optional<Timing> backend_timing(const Backend& backend) {
+  if constexpr (requires {
+                  { backend.timing() } -> std::convertible_to<Timing>;
+                }) {
+    return backend.timing();
+  } else {
+    return std::nullopt;
+  }
+}
+
+/// Whether a stored record is only a hint on a device whose times are `device`'s: the device
+/// measures and the record does not say it was measured (simulated, or a bank written before
+/// entries said so). On the simulator every record is used as it is.
+[[nodiscard]] inline bool stored_is_hint(const Record& r, const std::optional<Timing>& device) {
+  return device && device->measured() && !(r.provenance.timing && r.provenance.timing->measured());
+}
 
 /// A configuration with its measurement: the default, or the bank's stored one.
 struct Measured {
@@ -326,13 +352,17 @@ struct Measured {
 
 /// The bank's configuration for `key` when `space` holds it and it is valid; none otherwise,
 /// and a record whose configuration is not in the space is `stale` (tuned as if new, then
-/// replaced: StoredLookup). An unreadable bank is an error.
+/// replaced: StoredLookup); `hint` as stored_is_hint says for a device of `device` timing. An
+/// unreadable bank is an error.
 [[nodiscard]] inline Result<StoredLookup<Configuration>> opat_stored_configuration(
-    const KnowledgeBank& bank, const TuningKey& key, const Space& space) {
+    const KnowledgeBank& bank, const TuningKey& key, const Space& space,
+    const std::optional<Timing>& device = std::nullopt) {
   auto found = bank.lookup(key);
   if (!found) return found.error();  // a bank that became unreadable: stop the job
   if (!found->has_value()) return StoredLookup<Configuration>{};
-  return stored_in_space(space, (*found)->configuration);
+  auto out = stored_in_space(space, (*found)->configuration);
+  out.hint = out.found && stored_is_hint(**found, device);
+  return out;
 }
 
 /// A step that tunes nothing: it measures `configurations` of operator `op_index`'s `kind`, in
@@ -350,16 +380,15 @@ struct Measured {
 }
 
 /// The bank's configuration for `key`, measured, when the space holds it and it runs (a stale
-/// entry is as none: tuned as if new).
+/// entry is as none: tuned as if new; so is a hint on a `device` that measures, never a hit).
 template <class Runner>
-[[nodiscard]] Result<std::optional<Measured>> opat_stored(const KnowledgeBank& bank,
-                                                          const TuningKey& key,
-                                                          const Runner& runner,
-                                                          std::span<const Measured> known = {}) {
-  auto lookup = opat_stored_configuration(bank, key, runner.space());
+[[nodiscard]] Result<std::optional<Measured>> opat_stored(
+    const KnowledgeBank& bank, const TuningKey& key, const Runner& runner,
+    std::span<const Measured> known = {}, const std::optional<Timing>& device = std::nullopt) {
+  auto lookup = opat_stored_configuration(bank, key, runner.space(), device);
   if (!lookup) return lookup.error();
   const auto& cfg = lookup->found;
-  if (!cfg) return std::optional<Measured>();
+  if (!cfg || lookup->hint) return std::optional<Measured>();
   for (const auto& k : known) {  // measured already: the same answer (see `premeasured`)
     if (k.configuration != *cfg) continue;
     if (!k.measurement.ok()) return std::optional<Measured>();
@@ -389,6 +418,7 @@ struct OpatKindPlan {
   std::optional<Configuration> stored_configuration{};  ///< the bank's, when planned
   std::optional<Measured> stored{};                     ///< ... when it runs (from the reply)
   bool stale = false;  ///< the bank's record no longer fits the space: replaced when stored
+  bool hint = false;   ///< the bank's record is a hint (StoredLookup::hint): replaced when stored
   Action action = Action::tune;
   bool hit_if_stored = false;
   std::size_t ticket = 0;
@@ -484,17 +514,18 @@ template <class Backend>
     Configuration def = runners[i].default_configuration();
     Plan k{job.kinds[i], make_bank_key(op, job.kinds[i], options.scope, options.impl_mode),
            std::move(runners[i]), Measured{std::move(def), {}}};
-    auto stored = opat_stored_configuration(bank, k.key, k.runner.space());
+    auto stored = opat_stored_configuration(bank, k.key, k.runner.space(), job.timing);
     if (!stored) return stored.error();
     k.stored_configuration = std::move(stored->found);
     k.stale = stored->stale;
+    k.hint = stored->hint;
     const bool tuned_in_job = !job.tuned_keys.insert(k.key).second;
     const auto it = pipe.keys.find(k.key);
     if ((it != pipe.keys.end() && it->second >= pipe.accounted) ||
         (!k.stored_configuration && job.unsatisfied_in_job.contains(k.key))) {
       k.action = Plan::Action::later;
     } else {
-      k.hit_if_stored = !options.repeat_tune || tuned_in_job;
+      k.hit_if_stored = (!options.repeat_tune || tuned_in_job) && !k.hint;
       pipe.keys[k.key] = task;
     }
     const double measures = k.stored_configuration ? 2 : 1;
@@ -626,7 +657,8 @@ template <class Runner>
   std::optional<Measured> stored = k.stored;
   if (k.action == Action::later) {
     // The bank as the earlier task left it
-    auto now = opat_stored(bank, k.key, k.runner, std::span<const Measured>(k.premeasured));
+    auto now =
+        opat_stored(bank, k.key, k.runner, std::span<const Measured>(k.premeasured), job.timing);
     if (!now) return now.error();
     stored = std::move(*now);
     if (!stored) {
@@ -671,8 +703,8 @@ template <class Runner>
   const Space& space = k.runner.space();
   const auto record = [&](const Configuration& c, double value, std::string how) {
     return bank.store(Record{k.key, space.named_values(c), value,
-                             Provenance{std::move(how), evaluations, utc_timestamp()}},
-                      k.stale);
+                             Provenance{std::move(how), evaluations, utc_timestamp(), job.timing}},
+                      k.stale || k.hint);
   };
   auto acc = account(
       k.stored.has_value(), false, r.better.has_value() && used, options.run.record_unsatisfied,
@@ -680,6 +712,12 @@ template <class Runner>
       [&] { return record(k.def.configuration, k.def.measurement.value, "default"); });
   if (!acc) return acc.error();
   r.perf.outcome = acc->outcome;
+  if (k.hint && k.stored && !acc->use_found) {
+    // The hint kept: its configuration stays, with the time measured now in place of the one
+    // it was stored with ("remeasured").
+    auto kept = record(k.stored->configuration, k.stored->measurement.value, "remeasured");
+    if (!kept) return kept.error();
+  }
   if (acc->use_found) {
     r.perf.after_us = r.better_value * 1e6;
     job.hints.add(k.kind, operator_key_text(op, options.impl_mode), space.named_values(*r.better),
@@ -865,6 +903,8 @@ class OpatSchedule {
     auto state = opat_job_state(bank_, options_);
     if (!state) return state.error();
     job_ = std::move(*state);
+    job_->timing = backend_timing(backend_);
+    out.report.timing = job_->timing;
     fused_ = fuse(graph_);
     tasks_ = opat_tasks(fused_, options_);
     // At most one of each per task: reserved, so that they are never copied to grow (pages not

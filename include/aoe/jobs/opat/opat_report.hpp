@@ -65,6 +65,8 @@ struct OpatOperatorReport {
 /// The state of a job's report; `write` turns it into AOE's file.
 struct OpatReport : JobReportHead {
   std::vector<OpatOperatorReport> operators;
+  /// Where every time of the report came from (the backend's timing); none: not said.
+  std::optional<Timing> timing{};
 
   [[nodiscard]] std::size_t count(OpatOutcome o) const {
     std::size_t n = 0;
@@ -149,6 +151,7 @@ struct OpatReport : JobReportHead {
   opat["repo_summary"] = detail::repo_summary<OpatOutcome>(r, r.total());
   detail::add_failed_names(opat, "tuning_failed_operators", r.operators,
                            [](const auto& op) { return op.op_name; });
+  if (r.timing) opat["timing"] = detail::timing_json(*r.timing);
   return detail::job_result_json(r, complete, "OPAT", std::move(opat));
 }
 

@@ -484,6 +484,7 @@ class SgatSchedule {
   [[nodiscard]] Result<std::size_t> prepare(Output& out) {
     out.tuned_model_file = options_.tuned_model.value_or(
         default_tuned_model_path(options_.run.result_dir, graph_.name, out.report.timestamp));
+    out.report.timing = sim::model_timing(soc_.name);
     tasks_ = sgat_tasks(graph_, soc_, options_, out.report.baseline_ms);
     out.subgraphs = tasks_.size();
     // The tuned model: the graph with each subgraph's strategy on its nodes.

@@ -31,6 +31,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -57,6 +58,8 @@ struct SgatSubgraphReport {
 
 /// The state of a job's report; `to_json` turns it into AOE's file.
 struct SgatReport : JobReportHead {
+  /// Where the report's times came from (the simulator's timing model); none: not said.
+  std::optional<Timing> timing{};
   double baseline_ms = 0;  ///< the whole model untuned (every subgraph that can be timed)
   std::vector<SgatSubgraphReport> subgraphs;  ///< those done so far, in model order
 
@@ -117,6 +120,7 @@ struct SgatReport : JobReportHead {
   if (r.status_text() != "tuning successful") sgat["sgat_tuning_result"] = r.status_text();
   detail::add_failed_names(sgat, "tuning_failed_subgraphs", r.subgraphs,
                            [](const auto& s) { return s.name; });
+  if (r.timing) sgat["timing"] = detail::timing_json(*r.timing);
   return detail::job_result_json(r, r.complete(), "SGAT", std::move(sgat));
 }
 

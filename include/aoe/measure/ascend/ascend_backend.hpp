@@ -64,6 +64,8 @@ class AscendBackend {
     return BankScope{runner_.soc_name(), runner_.ai_core_count()};
   }
   [[nodiscard]] const Runner<device::Ascend>& runner() const noexcept { return runner_; }
+  /// The provenance of the job's times: measured on the device (Runner<device::Ascend>::timing).
+  [[nodiscard]] Timing timing() const { return runner_.timing(); }
   [[nodiscard]] const ascend::KernelCatalog& kernels() const noexcept { return kernels_; }
 
   /// The operator types whose Format a single-operator call can tune (the simulator's list:

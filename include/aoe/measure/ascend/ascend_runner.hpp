@@ -19,6 +19,7 @@
 #include "aoe/space/space.hpp"
 #include "aoe/tuner/concepts.hpp"
 #include "aoe/vocab/measurement.hpp"
+#include "aoe/vocab/timing.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -73,6 +74,14 @@ class Runner<device::Ascend> {
   [[nodiscard]] const std::string& soc_name() const noexcept { return session_->soc_name(); }
   /// The device's AI Core count (aclGetDeviceCapability).
   [[nodiscard]] int ai_core_count() const noexcept { return session_->ai_cores(); }
+  /// The provenance of this runner's times: measured with AscendCL events on this device
+  /// ("Ascend910B1, device 0, 24 AI Cores, AscendCL events"). AscendCL gives no driver version
+  /// or clock through the calls the runner makes, so none is named.
+  [[nodiscard]] Timing timing() const {
+    return Timing{TimingKind::measured, soc_name() + ", device " + std::to_string(device_id()) +
+                                            ", " + std::to_string(ai_core_count()) +
+                                            " AI Cores, AscendCL events"};
+  }
   [[nodiscard]] const AscendOptions& options() const noexcept { return session_->options(); }
 
   /// Loads an Ascend C kernel binary (the .o of ascendc_fatbin_library) and finds the kernel

@@ -18,7 +18,9 @@
 #include "aoe/space/configuration.hpp"
 #include "aoe/space/space.hpp"
 #include "aoe/tuner/concepts.hpp"
+#include "aoe/version.hpp"
 #include "aoe/vocab/measurement.hpp"
+#include "aoe/vocab/timing.hpp"
 
 #include <algorithm>
 #include <array>
@@ -30,6 +32,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -42,6 +45,17 @@ namespace aoe {
 /// noise. A tile that does not fit a buffer is status `compile` with a message naming the buffer
 /// and the sizes. Values are seconds; without noise `samples` stays empty (the value is exact)
 /// and `cost` is `compile_seconds` plus the simulated time. Model: docs/simulator.md.
+namespace sim {
+
+/// The provenance of every time the simulator gives: its timing model's name and version and the
+/// SoC it models, by name ("openaoe Ascend AI Core model 0.1.0, Ascend910A"; docs/simulator.md).
+[[nodiscard]] inline Timing model_timing(std::string_view soc_name) {
+  return Timing{TimingKind::simulated,
+                "openaoe Ascend AI Core model " AOE_VERSION_STRING ", " + std::string(soc_name)};
+}
+
+}  // namespace sim
+
 template <>
 class Runner<device::Simulator> {
  public:
@@ -115,6 +129,8 @@ class Runner<device::Simulator> {
   [[nodiscard]] const Space& space() const noexcept { return *c_->space; }
   [[nodiscard]] const OperatorDesc& op() const noexcept { return op_; }
   [[nodiscard]] const sim::Soc& soc() const noexcept { return c_->soc; }
+  /// Every time this runner gives is the timing model's (sim::model_timing).
+  [[nodiscard]] Timing timing() const { return sim::model_timing(c_->soc.name); }
   [[nodiscard]] const SimulatorOptions& options() const noexcept { return options_; }
 
   /// The built-in heuristic's configuration (AOE's performance_before_tune); always valid.
