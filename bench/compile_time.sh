@@ -15,13 +15,22 @@
 # run, so that machines and loads compare. The goals (docs/getting_started.md#which-header):
 # <aoe.hpp> at most 6 times the baseline, a search policy author's headers (`search_author`:
 # the vocabulary and the concepts) at most 2 times.
+# INSTRUCTIONS=1 also counts the instructions the compiler executes for each TU (valgrind's
+# callgrind over the driver and its children, once per TU: minutes, not seconds), a figure that
+# the machine's load does not move, and their ratio to the baseline's
+# (`instructions_millions`, `instruction_ratio_to_baseline`; null without INSTRUCTIONS=1).
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 cxx=${1:-${CXX:-g++}}
 repeats=${REPEATS:-3}
 include=${AOE_INCLUDE:-$here/include}
 only=${CASES:-}
+count_instructions=${INSTRUCTIONS:-0}
 [ -x /usr/bin/time ] || { echo "compile_time.sh: needs GNU time (/usr/bin/time)" >&2; exit 2; }
+if [ "$count_instructions" = 1 ] && ! command -v valgrind > /dev/null; then
+  echo "compile_time.sh: INSTRUCTIONS=1 needs valgrind" >&2
+  exit 2
+fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -68,6 +77,19 @@ echo "$cases" | while IFS='|' read -r name includes extra; do
   wall=$(awk '{ print $1 }' "$work/times" | median)
   cpu=$(awk '{ printf "%.2f\n", $2 + $3 }' "$work/times" | median)
   mem=$(awk '{ print $4 }' "$work/times" | sort -n | tail -n 1)
+  instructions=null
+  iratio=null
+  if [ "$count_instructions" = 1 ]; then
+    # Every process's "Collected : N" (the driver, cc1plus, as), summed, in millions.
+    valgrind --tool=callgrind --trace-children=yes --callgrind-out-file=/dev/null \
+      "$cxx" -std=c++20 -O2 -I"$include" -isystem /usr/include/eigen3 $extra \
+      -c "$tu" -o "$work/out.o" 2> "$work/callgrind.log"
+    instructions=$(awk '/Collected :/ { n += $NF } END { printf "%.0f", n / 1e6 }' "$work/callgrind.log")
+    [ "$name" = baseline ] && echo "$instructions" > "$work/baseline_instructions"
+    if [ -s "$work/baseline_instructions" ]; then
+      iratio=$(awk -v c="$instructions" -v b="$(cat "$work/baseline_instructions")" 'BEGIN { if (b > 0) printf "%.2f", c / b; else print "null" }')
+    fi
+  fi
   [ "$first" -eq 1 ] || printf ',\n'
   first=0
   [ "$name" = baseline ] && echo "$cpu" > "$work/baseline_cpu"
@@ -75,7 +97,7 @@ echo "$cases" | while IFS='|' read -r name includes extra; do
   if [ -s "$work/baseline_cpu" ]; then
     ratio=$(awk -v c="$cpu" -v b="$(cat "$work/baseline_cpu")" 'BEGIN { if (b > 0) printf "%.2f", c / b; else print "null" }')
   fi
-  printf '    {"name": "%s", "includes": "%s", "wall_seconds": %s, "cpu_seconds": %s, "peak_kb": %s, "ratio_to_baseline": %s}' \
-    "$name" "$includes" "$wall" "$cpu" "$mem" "$ratio"
+  printf '    {"name": "%s", "includes": "%s", "wall_seconds": %s, "cpu_seconds": %s, "peak_kb": %s, "ratio_to_baseline": %s, "instructions_millions": %s, "instruction_ratio_to_baseline": %s}' \
+    "$name" "$includes" "$wall" "$cpu" "$mem" "$ratio" "$instructions" "$iratio"
 done
 printf '\n  ]\n}\n'
