@@ -287,3 +287,55 @@ TEST_CASE("atomic file: a write that fails is named, the target and no temporary
   CHECK(read(file) == "old");
   CHECK(count_temporaries(dir.path()) == 0);
 }
+
+TEST_CASE("atomic file: check_atomic_write tries the temporary file and leaves nothing") {
+  aoe::test::TempDir dir("atomic_check");
+  const auto file = dir.path() / "bank.json";
+  REQUIRE(aoe::check_atomic_write(file).has_value());
+  CHECK(!fs::exists(file));
+  CHECK(count_temporaries(dir.path()) == 0);
+  REQUIRE(aoe::write_file_atomically(file, "old").has_value());
+  REQUIRE(aoe::check_atomic_write(file).has_value());
+  CHECK(read(file) == "old");
+  CHECK(count_temporaries(dir.path()) == 0);
+
+  const auto missing = aoe::check_atomic_write(dir.path() / "no" / "bank.json");
+  REQUIRE(!missing.has_value());
+  CHECK(missing.error().message.find("cannot create a temporary file in " +
+                                     (dir.path() / "no").string()) != std::string::npos);
+  fs::create_symlink(file, dir.path() / "link.json");
+  const auto link = aoe::check_atomic_write(dir.path() / "link.json");
+  REQUIRE(!link.has_value());
+  CHECK(link.error().message.find("it is a symbolic link") != std::string::npos);
+  if (::geteuid() != 0) {  // root writes any directory; the tools' tests run it as another user
+    fs::permissions(dir.path(), fs::perms(0555));
+    const auto denied = aoe::check_atomic_write(file);
+    fs::permissions(dir.path(), fs::perms(0755));
+    REQUIRE(!denied.has_value());
+    CHECK(denied.error().message.find(std::generic_category().message(EACCES)) !=
+          std::string::npos);
+  }
+}
+
+TEST_CASE("atomic file: a call interrupted by a signal (EINTR) is made again") {
+  int calls = 0;
+  const int r = aoe::detail::retry_on_eintr([&calls] {
+    ++calls;
+    if (calls < 3) {
+      errno = EINTR;
+      return -1;
+    }
+    return 7;
+  });
+  CHECK(r == 7);
+  CHECK(calls == 3);
+  calls = 0;
+  const int failed = aoe::detail::retry_on_eintr([&calls] {
+    ++calls;
+    errno = EIO;
+    return -1;
+  });
+  CHECK(failed == -1);
+  CHECK(errno == EIO);
+  CHECK(calls == 1);
+}

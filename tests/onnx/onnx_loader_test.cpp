@@ -512,6 +512,15 @@ TEST_CASE("onnx: bad files get a named error") {
     CHECK(r.error().code == aoe::make_error_code(aoe::Errc::parse_error));
     CHECK(r.error().message.find("JSON") != std::string::npos);
   }
+  SUBCASE("JSON text that starts with '['") {
+    const auto r = aoe::parse_onnx("\xEF\xBB\xBF \n[{\"name\": \"m\"}]", "list.json");
+    REQUIRE_FALSE(r.has_value());
+    CHECK(r.error().code == aoe::make_error_code(aoe::Errc::parse_error));
+    CHECK(r.error().message.starts_with("list.json: "));
+    CHECK(r.error().message.find("looks like JSON (it starts with '[')") != std::string::npos);
+    CHECK(r.error().message.find("starting with '{'") != std::string::npos);
+    CHECK(r.error().message.find("protobuf cannot be parsed") == std::string::npos);
+  }
   SUBCASE("empty file") {
     const auto r = aoe::parse_onnx("", "empty.onnx");
     REQUIRE_FALSE(r.has_value());

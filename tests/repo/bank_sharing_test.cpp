@@ -278,6 +278,28 @@ TEST_CASE("bank: lock files are readable by whoever may read the bank directory"
   CHECK((st.st_mode & 0444) == 0444);
 }
 
+TEST_CASE("bank: in a team's set-group-ID bank, lock files are group-writable (NFS locks)") {
+  // On NFS an exclusive flock is an fcntl lock that needs the file open for writing (flock(2)),
+  // so every member of the team must be able to open the lock file read-write.
+  aoe::test::TempDir dir("bank_lock_team");
+  fs::permissions(dir.path(), fs::perms(02775));
+  const mode_t old = ::umask(077);
+  aoe::GraphBank bank({.root = dir.path()});
+  const auto ok = bank.check_writable("Ascend910A");
+  ::umask(old);
+  REQUIRE(ok.has_value());
+  struct stat st {};
+  REQUIRE(::stat((bank.file("Ascend910A").string() + ".lock").c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0664);
+
+  aoe::test::TempDir plain("bank_lock_plain");  // not a team's bank: only the owner writes
+  fs::permissions(plain.path(), fs::perms(0755));
+  aoe::GraphBank own({.root = plain.path()});
+  REQUIRE(own.check_writable("Ascend910A").has_value());
+  REQUIRE(::stat((own.file("Ascend910A").string() + ".lock").c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0644);
+}
+
 TEST_CASE("bank: below a set-group-ID root, new bank directories take the root's mode") {
   aoe::test::TempDir dir("bank_setgid");
   fs::permissions(dir.path(), fs::perms(02775));

@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -156,6 +157,58 @@ TEST_CASE("aoe files: a second Unix user runs OPAT on a bank the first one creat
   CHECK(st.st_gid == 60000);
 }
 
+TEST_CASE("aoe files: a bank directory the user cannot write fails at the start, not later") {
+  // The lock files exist (an earlier run made them), so taking them succeeds: only creating the
+  // new bank file beside them can tell, and the job must try that before it tunes anything.
+  if (::geteuid() != 0) {
+    aoe::test::skip("needs root to run as another user (setpriv)");
+    return;
+  }
+  if (!fs::exists("/usr/bin/setpriv")) {
+    aoe::test::skip("setpriv (util-linux) not found");
+    return;
+  }
+  if (!others_can(AOE_TOOL_AOE_PATH, S_IROTH | S_IXOTH) ||
+      !others_can(models_dir() + "mobilenet_v2.json", S_IROTH)) {
+    aoe::test::skip("the aoe binary or examples/models cannot be reached by other users here");
+    return;
+  }
+  aoe::test::TempDir dir("files_unwritable");
+  fs::permissions(dir.path(), fs::perms(0755));
+  if (!others_can(dir.path(), S_IXOTH)) {
+    aoe::test::skip("the temporary directory cannot be reached by other users (TMPDIR)");
+    return;
+  }
+  const auto bank = dir.path() / "bank";
+  fs::create_directories(bank);
+  const mode_t old = ::umask(022);  // root's bank: others may read it, not write it
+  const auto first = aoe::test::run_aoe(
+      {"--model=" + models_dir() + "mobilenet_v2.json", "--job_type=2", "--budget=4"},
+      {{"TUNE_BANK_PATH", bank.string()}, {"ASCEND_WORK_PATH", (dir.path() / "work").string()}});
+  ::umask(old);
+  REQUIRE(first.code == aoe_tool::exit_success);
+  const std::string before = read(schedule_file(bank));
+  REQUIRE(fs::exists(schedule_file(bank).string() + ".lock"));
+  fs::create_directories(dir.path() / "work_user");
+  fs::permissions(dir.path() / "work_user", fs::perms(0777));
+  // REPEAT_TUNE: every operator is tuned again, and the first one found faster is stored; before
+  // the check created a file, the job tuned 8 operators of mobilenet_v2 before that store failed.
+  const auto code = run_as(60001, 60000,
+                           {"--model=" + models_dir() + "mobilenet_v2.json", "--job_type=2",
+                            "--budget=8", "--log=debug"},
+                           {{"TUNE_BANK_PATH", bank.string()},
+                            {"ASCEND_WORK_PATH", (dir.path() / "work_user").string()},
+                            {"REPEAT_TUNE", "True"}},
+                           dir.path() / "user.log");
+  const std::string log = read(dir.path() / "user.log");
+  INFO(log);
+  CHECK(code == aoe_tool::exit_bank);
+  CHECK(log.find("cannot create a temporary file in " + schedule_file(bank).parent_path().string() +
+                 ": Permission denied") != std::string::npos);
+  CHECK(log.find("[1/") == std::string::npos);  // no operator was tuned first
+  CHECK(read(schedule_file(bank)) == before);
+}
+
 TEST_CASE("aoe files: a held bank lock fails after TUNE_BANK_LOCK_TIMEOUT, naming the lock") {
   aoe::test::TempDir dir("files_lock");
   fs::create_directories(dir.path() / "bank");
@@ -177,6 +230,83 @@ TEST_CASE("aoe files: a held bank lock fails after TUNE_BANK_LOCK_TIMEOUT, namin
   const auto bad = aoe::test::run_aoe({"--model=" + model, "--job_type=2"}, env);
   CHECK(bad.code == aoe_tool::exit_environment);
   CHECK(bad.err.find("TUNE_BANK_LOCK_TIMEOUT='soon'") != std::string::npos);
+}
+
+TEST_CASE("aoe files: a lock whose holder was killed is free at once") {
+  // The kernel drops a flock when its holder ends, however it ends (docs/reliability.md, "The
+  // bank on a network filesystem"): a holder killed with SIGKILL leaves nothing to wait for.
+  aoe::test::TempDir dir("files_dead_holder");
+  fs::create_directories(dir.path() / "bank");
+  auto env = env_for(dir.path());
+  const auto model = models_dir() + "resnet50.json";
+  REQUIRE(aoe::test::run_aoe({"--model=" + model, "--job_type=2", "--budget=4"}, env).code ==
+          aoe_tool::exit_success);
+  const auto lock = schedule_file(dir.path() / "bank").string() + ".lock";
+  int ready[2];
+  REQUIRE(::pipe(ready) == 0);
+  const pid_t holder = ::fork();
+  if (holder == 0) {
+    const int fd = ::open(lock.c_str(), O_RDONLY | O_CLOEXEC);
+    const char ok = (fd >= 0 && ::flock(fd, LOCK_EX) == 0) ? '1' : '0';
+    if (::write(ready[1], &ok, 1) != 1) ::_exit(1);
+    for (;;) ::pause();  // holds the lock until it is killed
+  }
+  ::close(ready[1]);
+  char ok = '0';
+  REQUIRE(::read(ready[0], &ok, 1) == 1);
+  ::close(ready[0]);
+  REQUIRE(ok == '1');
+  const int probe = ::open(lock.c_str(), O_RDONLY | O_CLOEXEC);
+  REQUIRE(probe >= 0);
+  CHECK(::flock(probe, LOCK_EX | LOCK_NB) != 0);  // held
+  REQUIRE(::kill(holder, SIGKILL) == 0);
+  int status = 0;
+  REQUIRE(::waitpid(holder, &status, 0) == holder);  // reaped: its descriptors are closed
+  CHECK(::flock(probe, LOCK_EX | LOCK_NB) == 0);
+  ::close(probe);
+  env["TUNE_BANK_LOCK_TIMEOUT"] = "0";  // one try: the lock must be free now
+  env["REPEAT_TUNE"] = "True";
+  const auto r = aoe::test::run_aoe({"--model=" + model, "--job_type=2", "--budget=4"}, env);
+  CHECK_MESSAGE(r.code == aoe_tool::exit_success, r.err);
+}
+
+TEST_CASE("aoe files: a bank on another file system than the work directory") {
+  // Every bank file is written through a temporary file in its own directory, never in the work
+  // directory or TMPDIR, so nothing is renamed across file systems (which rename refuses, EXDEV).
+  aoe::test::TempDir dir("files_other_fs");
+  struct stat shm {};
+  struct stat tmp {};
+  if (::stat("/dev/shm", &shm) != 0 || ::stat(dir.path().c_str(), &tmp) != 0 ||
+      shm.st_dev == tmp.st_dev) {
+    aoe::test::skip("no /dev/shm on another file system than the temporary directory");
+    return;
+  }
+  const fs::path bank = "/dev/shm/aoe_test_bank_" + std::to_string(::getpid());
+  fs::remove_all(bank);
+  fs::create_directories(bank);
+  const std::map<std::string, std::string> env{
+      {"TUNE_BANK_PATH", bank.string()}, {"ASCEND_WORK_PATH", (dir.path() / "work").string()}};
+  const auto model = models_dir() + "resnet50.json";
+  for (const std::string job : {"2", "1", "4"}) {
+    CAPTURE(job);
+    const auto r = aoe::test::run_aoe({"--model=" + model, "--job_type=" + job, "--budget=4"}, env);
+    CHECK_MESSAGE(r.code == aoe_tool::exit_success, r.err);
+    const auto again =
+        aoe::test::run_aoe({"--model=" + model, "--job_type=" + job, "--budget=4"}, env);
+    CHECK_MESSAGE(again.code == aoe_tool::exit_success, again.err);
+    CHECK(again.out.find("bank hit") != std::string::npos);
+  }
+  aoe::KnowledgeBank reader({.custom_root = bank});
+  const auto entries = reader.entries(scope, aoe::KnowledgeKind::schedule);
+  REQUIRE(entries.has_value());
+  CHECK(!entries->empty());
+  CHECK(fs::exists(bank / "Ascend910A_gradient_fusion.json"));
+  std::size_t temporaries = 0;
+  for (const auto& e : fs::recursive_directory_iterator(bank)) {
+    temporaries += e.path().filename().string().find(".aoe-tmp.") != std::string::npos ? 1 : 0;
+  }
+  CHECK(temporaries == 0);
+  fs::remove_all(bank);
 }
 
 TEST_CASE("aoe files: a foreign file in CANN's built-in bank is a warning and exit 0") {

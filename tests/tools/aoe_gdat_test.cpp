@@ -169,6 +169,15 @@ TEST_CASE("aoe gdat: bad inputs and options get clear errors and their exit code
 
   CHECK(run(dir, (dir.path() / "none.json").string(), {}).code == aoe_tool::exit_input);
 
+  // A graph with no trainable parameters: an input error (docs/cli.md, exit codes).
+  const auto relu = write_text(dir.path() / "relu.json", R"({"format_version": 1, "name": "r",
+      "tensors": {"x": {"shape": [4, 64], "dtype": "float16"},
+                  "y": {"shape": [4, 64], "dtype": "float16"}},
+      "nodes": [{"name": "relu", "type": "Relu", "inputs": ["x"], "outputs": ["y"]}]})");
+  const auto none = run(dir, relu.string(), {});
+  CHECK(none.code == aoe_tool::exit_input);
+  CHECK(has(none.err, "no trainable parameters"));
+
   // A bank root that cannot be created: under a regular file.
   const auto file = write_text(dir.path() / "plain", "x");
   const auto bank = run(dir, write_text(dir.path() / "p.json", profile_text).string(), {}, nullptr,

@@ -2,6 +2,7 @@
 // code (docs/cli.md#exit-codes), never a crash, a hang or a file outside its directory. The
 // inputs are small and written here.
 #include "cli.hpp"
+#include "command.hpp"
 #include "run_aoe.hpp"
 #include "support/temp_dir.hpp"
 
@@ -140,6 +141,25 @@ TEST_CASE("aoe hostile: a model name never leads a file out of the workspace") {
     }
     CHECK(tuned);
   }
+}
+
+TEST_CASE("aoe hostile: control bytes of a model's name are escaped on the console") {
+  const TempDir dir("nul");
+  const auto file = dir.write("model.json", model(R"("ti\u0000ny\u001b[2J")"));
+  const auto r = aoe::test::run_aoe({"--model=" + file, "--job_type=2", "--budget=2"}, env_of(dir));
+  INFO(r.err);
+  REQUIRE(r.code == aoe_tool::exit_success);
+  CHECK(has(r.out, "ti\\x00ny\\x1b[2J process finished"));
+  CHECK(r.out.find('\0') == std::string::npos);
+  CHECK(r.out.find('\x1b') == std::string::npos);
+  // The same name in an error on stderr: GDAT on a graph with no trainable parameters (exit 3).
+  const auto gdat = aoe::test::run_aoe({"--model=" + file, "--job_type=4"}, env_of(dir));
+  CHECK(gdat.code == aoe_tool::exit_input);
+  CHECK(has(gdat.err, "ti\\x00ny\\x1b[2J: no trainable parameters"));
+  CHECK(gdat.err.find('\0') == std::string::npos);
+  CHECK(aoe_tool::console_text(std::string("a\0b\n\tc\x7f\xc3\xa9", 9)) ==
+        "a\\x00b\\x0a\\x09c\\x7f\xc3\xa9");
+  CHECK(aoe_tool::console_text("line 1\n\tline 2", true) == "line 1\n\tline 2");
 }
 
 TEST_CASE("aoe hostile: paths that are not regular files say what they are") {

@@ -51,6 +51,23 @@ std::string fixed(double v, int digits) {
   return s.str();
 }
 
+std::string console_text(std::string_view text, bool keep_lines) {
+  static constexpr char hex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if ((u >= 0x20 && u != 0x7f) || (keep_lines && (c == '\n' || c == '\t'))) {
+      out.push_back(c);
+      continue;
+    }
+    out += "\\x";
+    out.push_back(hex[u >> 4U]);
+    out.push_back(hex[u & 15U]);
+  }
+  return out;
+}
+
 void draw_progress(std::ostream& out, std::size_t done, std::size_t count,
                    const std::string& label) {
   constexpr std::size_t width = 30;

@@ -8,16 +8,17 @@ namespace aoe_tool {
 bool task_progress(const TaskEvent& e, bool bar, int verbosity, const Io& io) {
   if (e.finished && e.error != nullptr) {
     // Every failure reason reaches stderr, whatever --log says (exit 6 says why there).
-    io.err << "aoe: " << e.what << " " << e.name << " failed: " << *e.error << "\n";
+    io.err << "aoe: " << e.what << " " << console_text(e.name)
+           << " failed: " << console_text(*e.error, true) << "\n";
   }
   if (bar) {
-    draw_progress(io.out, e.index + (e.finished ? 1 : 0), e.count, std::string(e.bar_label));
+    draw_progress(io.out, e.index + (e.finished ? 1 : 0), e.count, console_text(e.bar_label));
     return false;
   }
   if (!e.finished || verbosity < 2) return false;
-  io.out << "[" << (e.index + 1) << "/" << e.count << "] " << e.name << ": ";
+  io.out << "[" << (e.index + 1) << "/" << e.count << "] " << console_text(e.name) << ": ";
   if (e.error != nullptr) {
-    io.out << "failed: " << *e.error << std::endl;
+    io.out << "failed: " << console_text(*e.error, true) << std::endl;
     return false;
   }
   return true;
@@ -30,7 +31,7 @@ int job_failed(const aoe::ErrorInfo& error, const std::filesystem::path& partial
            << " (tune tuning incomplete)\n";
     return exit_interrupted;
   }
-  io.err << "aoe: " << error.message << "\n";
+  io.err << "aoe: " << console_text(error.message, true) << "\n";
   return code;
 }
 
@@ -45,8 +46,8 @@ int job_finished(const aoe::Result<void>& reports, const std::string& tuning_nam
     // The job's own code (some tasks failed) says more than the reports' failure.
     io.err << "aoe: warning: --report: " << reports.error().message << "\n";
   }
-  io.out << tuning_name << " process finished. Performance improved by " << improvement << " ("
-         << aoe::to_string(timing.kind) << ")\n";
+  io.out << console_text(tuning_name) << " process finished. Performance improved by "
+         << improvement << " (" << aoe::to_string(timing.kind) << ")\n";
   return job_code;
 }
 

@@ -118,6 +118,13 @@ struct Io {
 /// `v` with `digits` digits after the point ("3.533").
 [[nodiscard]] std::string fixed(double v, int digits);
 
+/// `text` as it is printed on the console: each control byte (below 0x20, and 0x7f) written as
+/// `\xNN`, so that a NUL or an escape sequence in a model's or operator's name never reaches the
+/// terminal raw (the JSON files escape them, file names are cleaned). `keep_lines`: newlines and
+/// tabs stay (a message of several lines), otherwise they are escaped too (a name on one line).
+/// Other bytes, UTF-8 included, are kept.
+[[nodiscard]] std::string console_text(std::string_view text, bool keep_lines = false);
+
 /// Draws a one-line progress bar "[=====     ] done/count label" (carriage return, no newline).
 void draw_progress(std::ostream& out, std::size_t done, std::size_t count,
                    const std::string& label);

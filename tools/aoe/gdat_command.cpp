@@ -178,7 +178,7 @@ int run_gdat_command(const CommonOptions& common, const GdatFlags& flags,
   int cluster_exit = exit_usage;
   auto cluster = make_cluster(flags, cluster_exit);
   if (!cluster) {
-    io.err << "aoe: " << cluster.error().message << "\n";
+    io.err << "aoe: " << console_text(cluster.error().message, true) << "\n";
     return cluster_exit;
   }
   if (flags.gradient_profile.empty() && common.model.empty()) {
@@ -194,7 +194,7 @@ int run_gdat_command(const CommonOptions& common, const GdatFlags& flags,
   int input_exit = exit_input;
   auto profile = load_input(common, flags, soc, input_exit);
   if (!profile) {
-    io.err << "aoe: " << profile.error().message << "\n";
+    io.err << "aoe: " << console_text(profile.error().message, true) << "\n";
     return input_exit;
   }
 
@@ -212,7 +212,7 @@ int run_gdat_command(const CommonOptions& common, const GdatFlags& flags,
   }
   const auto& c = *cluster;
   if (verbosity >= 2) {
-    io.out << "aoe: GDAT on " << profile->name << " (" << profile->gradients.size()
+    io.out << "aoe: GDAT on " << console_text(profile->name) << " (" << profile->gradients.size()
            << " gradients, " << fixed(static_cast<double>(profile->total_bytes()) / 1e6, 3)
            << " MB), " << c.devices << " devices (" << c.servers() << " x " << c.server_size()
            << ", " << aoe::gdat::to_string(c.topology) << "), at most " << flags.segments

@@ -75,7 +75,7 @@ aoe::Result<aoe::Graph> load_model(const CommonOptions& common) {
 std::optional<aoe::Graph> load_model(const CommonOptions& common, const Io& io, int& exit_code) {
   auto graph = load_model(common);
   if (graph) return std::move(*graph);
-  io.err << "aoe: " << graph.error().message << "\n";
+  io.err << "aoe: " << console_text(graph.error().message, true) << "\n";
   exit_code = model_exit_code(graph.error());
   return std::nullopt;
 }

@@ -109,7 +109,7 @@ std::function<void(const aoe::OpatEvent&)> opat_progress(const CommonOptions& co
       if (verbosity >= 3) io.out << " (" << e.report->evaluations << " evaluations)";
       separator = "; ";
     }
-    if (!e.report->note.empty()) io.out << separator << e.report->note;
+    if (!e.report->note.empty()) io.out << separator << console_text(e.report->note, true);
   };
   return task_progress_callback<aoe::OpatEvent>(common, io, task, line);
 }
@@ -128,7 +128,7 @@ int run_opat_command(const CommonOptions& common, const OpatFlags& flags,
   if (!graph) return code;
   if (!flags.tune_ops_file.empty()) {
     if (auto r = read_tune_ops_file(flags.tune_ops_file, o); !r) {
-      io.err << "aoe: " << r.error().message << "\n";
+      io.err << "aoe: " << console_text(r.error().message, true) << "\n";
       return exit_input;
     }
   }
@@ -140,7 +140,8 @@ int run_opat_command(const CommonOptions& common, const OpatFlags& flags,
                            .access = bank_access(env, common, io)});
   const bool on_ascend = common.device == "ascend";
   if (common.verbosity() >= 2) {
-    io.out << "aoe: OPAT on " << graph->name << " (" << graph->nodes.size() << " nodes), "
+    io.out << "aoe: OPAT on " << console_text(graph->name) << " (" << graph->nodes.size()
+           << " nodes), "
            << (on_ascend ? std::string("Ascend NPU") : common.soc_version + " simulator")
            << ", search " << common.search_or("analytic") << ", " << o.budget.evaluations
            << " evaluations per operator, bank " << env.op_bank_root().string() << "\n";

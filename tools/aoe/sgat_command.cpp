@@ -60,11 +60,11 @@ int run_sgat_command(const CommonOptions& common, const SgatFlags& flags,
   }
   aoe::GraphBank bank({.root = env.graph_bank_root(), .access = bank_access(env, common, io)});
   if (verbosity >= 2) {
-    io.out << "aoe: SGAT on " << graph->name << " (" << graph->nodes.size() << " nodes), "
-           << common.soc_version << " simulator, search " << common.search_or("evolutionary")
-           << ", " << o.budget.evaluations << " evaluations per subgraph"
-           << (flags.nonhomo_split ? ", uneven slices allowed" : "") << ", graph bank "
-           << bank.file(soc.name).string() << "\n";
+    io.out << "aoe: SGAT on " << console_text(graph->name) << " (" << graph->nodes.size()
+           << " nodes), " << common.soc_version << " simulator, search "
+           << common.search_or("evolutionary") << ", " << o.budget.evaluations
+           << " evaluations per subgraph" << (flags.nonhomo_split ? ", uneven slices allowed" : "")
+           << ", graph bank " << bank.file(soc.name).string() << "\n";
   }
   aoe::SgatJobResult partial;
   auto result = aoe::run_sgat(*graph, aoe::SimulatorBackend(soc), bank, o, &partial);

@@ -44,6 +44,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <type_traits>
 
 namespace aoe {
@@ -155,6 +156,17 @@ inline std::size_t remove_stale_temporary_files(const std::filesystem::path& dir
   }
   ::closedir(d);  // closes dfd
   return removed;
+}
+
+/// std::filesystem::create_directories(dir, ec), made again while it fails with EINTR (a signal,
+/// no failure of the file system). Returns the error, empty when `dir` exists.
+[[nodiscard]] inline std::error_code make_directories(const std::filesystem::path& dir) {
+  std::error_code ec;
+  do {
+    ec.clear();
+    std::filesystem::create_directories(dir, ec);
+  } while (ec == std::errc::interrupted);
+  return ec;
 }
 
 namespace detail {
@@ -289,8 +301,10 @@ inline Result<int> create_atomic_temp(const std::filesystem::path& file,
   int fd = -1;
   for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
     tmp = prefix + detail::atomic_temp_random();
-    fd = ::open(tmp.c_str(),  // NOLINT(*-vararg)
-                O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    fd = retry_on_eintr([&tmp] {
+      return ::open(tmp.c_str(),  // NOLINT(*-vararg)
+                    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    });
     if (fd < 0 && errno != EEXIST) break;
   }
   if (fd < 0) {
@@ -306,14 +320,14 @@ inline Result<int> create_atomic_temp(const std::filesystem::path& file,
 /// with errno `e`.
 inline ErrorInfo atomic_write_failed(const std::filesystem::path& file, const std::string& tmp,
                                      const std::string& what, int e) {
-  ::unlink(tmp.c_str());
+  (void)retry_on_eintr([&tmp] { return ::unlink(tmp.c_str()); });
   return make_error(Errc::io_error,
                     "cannot write " + file.string() + ": " + what + ": " + detail::errno_text(e));
 }
 
 /// Fills the temporary file `tmp`, open as `fd` (closed on return), with what `fill` writes:
-/// the permission bits `keep_mode` first, then the content, then (when `durable`) an fsync. On
-/// an error, and when the fill throws, `tmp` is removed.
+/// the permission bits `keep_mode` first, then the content, then (when `durable`) an fsync, then
+/// the close, whose error is one too. On an error, and when the fill throws, `tmp` is removed.
 template <class Fill>
 [[nodiscard]] Result<void> fill_atomic_temp(const std::filesystem::path& file,
                                             const std::string& tmp, int fd,
@@ -337,7 +351,14 @@ template <class Fill>
     ::unlink(tmp.c_str());
     return filled.error();
   }
-  if (durable && ::fsync(fd) != 0) return atomic_write_failed(file, tmp, "fsync", errno);
+  if (durable && retry_on_eintr([fd] { return ::fsync(fd); }) != 0) {
+    return atomic_write_failed(file, tmp, "fsync", errno);
+  }
+  // close reports what a network file system could not write back (close(2)); EINTR there
+  // still closed the descriptor (Linux), so it is not made again.
+  if (::close(holder.release()) != 0 && errno != EINTR) {
+    return atomic_write_failed(file, tmp, "close", errno);
+  }
   return {};
 }
 
@@ -345,7 +366,8 @@ template <class Fill>
 /// cannot sync directories, EINVAL, is no error).
 inline Result<void> sync_atomic_directory(const std::filesystem::path& file,
                                           const std::string& dir_text) {
-  const int dfd = ::open(dir_text.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  const int dfd = retry_on_eintr(
+      [&dir_text] { return ::open(dir_text.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); });
   if (dfd < 0) {
     return make_error(Errc::io_error, "cannot write " + file.string() + ": open directory " +
                                           dir_text + ": " + detail::errno_text(errno));
@@ -353,7 +375,7 @@ inline Result<void> sync_atomic_directory(const std::filesystem::path& file,
   detail::FileDescriptor dholder(dfd);
   // EINVAL: a file system that cannot sync directories (the rename is then as durable as it
   // gets there).
-  if (::fsync(dfd) != 0 && errno != EINVAL) {
+  if (retry_on_eintr([dfd] { return ::fsync(dfd); }) != 0 && errno != EINVAL) {
     return make_error(Errc::io_error, "cannot write " + file.string() + ": fsync directory " +
                                           dir_text + ": " + detail::errno_text(errno));
   }
@@ -387,11 +409,34 @@ template <atomic_file_fill Fill>
   if (auto filled = detail::fill_atomic_temp(file, tmp, *fd, *keep_mode, fill, durable); !filled) {
     return filled;
   }
-  if (::rename(tmp.c_str(), file.c_str()) != 0) {
+  if (detail::retry_on_eintr([&] { return ::rename(tmp.c_str(), file.c_str()); }) != 0) {
     return detail::atomic_write_failed(file, tmp, "rename", errno);
   }
   if (!durable) return {};
   return detail::sync_atomic_directory(file, dir_text);
+}
+
+/// Checks now what write_file_atomically(file, ...) needs from the file system before it fills
+/// anything: the target is one it would write (not a link, a regular file or none), and its
+/// directory lets it create its temporary file (one is created and removed). A job calls it at
+/// its start, so that an unwritable bank directory fails before anything is tuned, not at the
+/// first store. The errors are write_file_atomically's ("cannot write <file>: cannot create a
+/// temporary file in <dir>: Permission denied (...)").
+[[nodiscard]] inline Result<void> check_atomic_write(const std::filesystem::path& file) {
+  const std::filesystem::path dir = file.parent_path();
+  const std::string dir_text = dir.empty() ? std::string(".") : dir.string();
+  const std::string name = file.filename().string();
+  const auto keep_mode = detail::atomic_target_mode(file, name);
+  if (!keep_mode) return keep_mode.error();
+  std::string tmp;
+  const auto fd = detail::create_atomic_temp(file, dir_text, name, tmp);
+  if (!fd) return fd.error();
+  ::close(*fd);
+  if (detail::retry_on_eintr([&tmp] { return ::unlink(tmp.c_str()); }) != 0) {
+    return make_error(Errc::io_error, "cannot write " + file.string() + ": unlink " + tmp + ": " +
+                                          detail::errno_text(errno));
+  }
+  return {};
 }
 
 /// Writes `text` to `file` atomically: write_file_atomically with a fill that appends `text`.

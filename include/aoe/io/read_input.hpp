@@ -72,7 +72,8 @@ namespace detail {
   const std::string name = file.string();
   const std::string expected = " (expected " + std::string(what) + ")";
   // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below.
-  const int fd = ::open(file.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  const int fd = retry_on_eintr(
+      [&file] { return ::open(file.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY); });
   if (fd < 0) {
     const int e = errno;
     return make_error(e == ENOENT ? Errc::not_found : Errc::io_error,

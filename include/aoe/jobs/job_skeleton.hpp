@@ -39,6 +39,7 @@
 #include "aoe/core/assert.hpp"
 #include "aoe/core/error.hpp"
 #include "aoe/core/random.hpp"
+#include "aoe/io/atomic_file.hpp"
 #include "aoe/jobs/result_file.hpp"
 #include "aoe/search/any_search.hpp"
 #include "aoe/search/by_name.hpp"
@@ -419,8 +420,7 @@ class JobFrame {
     report.tuning_name = std::move(name);
     report.timestamp = aoe_timestamp();
     report.tid = static_cast<long>(::gettid());
-    std::error_code ec;
-    std::filesystem::create_directories(result_dir, ec);
+    const std::error_code ec = make_directories(result_dir);
     if (ec) {
       return make_error(Errc::io_error, "cannot create the work directory " + result_dir.string() +
                                             ": " + ec.message() + " (see ASCEND_WORK_PATH)");

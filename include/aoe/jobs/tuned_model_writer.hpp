@@ -472,7 +472,7 @@ template <class Out>
 /// job that writes beside them.
 [[nodiscard]] inline Result<void> prepare_tuned_model_directory(const std::filesystem::path& file) {
   std::error_code ec;
-  if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), ec);
+  if (file.has_parent_path()) ec = make_directories(file.parent_path());
   if (ec) {
     return make_error(Errc::io_error, "cannot create " + file.parent_path().string() + ": " +
                                           ec.message() + " (the tuned model's directory)");

@@ -58,16 +58,53 @@ namespace aoe::detail {
   }
   const bool inherit =
       !missing.empty() && !at.empty() && S_ISDIR(st.st_mode) && (st.st_mode & S_ISGID) != 0;
-  std::filesystem::create_directories(dir, ec);
+  ec = make_directories(dir);
   if (ec || !inherit) return ec;
   for (const auto& m : missing) ::chmod(m.c_str(), st.st_mode & 02777);
   return {};
 }
 
+/// Opens (creating it when missing) the lock file `lock_path` in `dir`: a descriptor, or -1 with
+/// errno set. Read and write where this user may write it: on NFS the kernel emulates flock with
+/// an fcntl lock on the whole file, and an exclusive one needs the file open for writing
+/// (flock(2), NOTES). Read-only where the file is another user's and not writable (EACCES,
+/// EPERM) or the file system is read-only (EROFS): enough for flock on a local file system.
+/// A new lock file is readable by whoever may read the directory, whatever the umask, and, in a
+/// set-group-ID, group-writable directory (a team's bank), writable by the group too.
+[[nodiscard]] inline int open_lock_file(const std::string& lock_path,
+                                        const std::filesystem::path& dir) {
+  int fd = -1;
+  for (int attempt = 0; attempt < 10 && fd < 0; ++attempt) {
+    fd = retry_on_eintr([&lock_path] {
+      return ::open(lock_path.c_str(),  // NOLINT(*-vararg)
+                    O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    });
+    if (fd >= 0) {
+      struct stat st {};
+      if (::stat(dir.empty() ? "." : dir.c_str(), &st) == 0) {
+        const bool team = (st.st_mode & S_ISGID) != 0 && (st.st_mode & S_IWGRP) != 0;
+        ::fchmod(fd, (st.st_mode & 0444) | S_IWUSR | (team ? S_IWGRP : 0));
+      }
+      break;
+    }
+    if (errno != EEXIST) break;
+    // O_NONBLOCK: a FIFO planted at the lock's path must not block the open forever.
+    for (const int access : {O_RDWR, O_RDONLY}) {
+      fd = retry_on_eintr([&lock_path, access] {
+        return ::open(lock_path.c_str(),  // NOLINT(*-vararg)
+                      access | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+      });
+      if (fd >= 0 || (errno != EACCES && errno != EPERM && errno != EROFS)) break;
+    }
+    if (fd < 0 && errno != ENOENT) break;  // ENOENT: removed meanwhile, create it again
+  }
+  return fd;
+}
+
 /// Creates the directory of `file` and takes the exclusive lock `<file>.lock` (flock), held
-/// until the returned descriptor is destroyed. The lock file is opened read-only (enough for
-/// flock), so any user who may write the bank directory can take it; when it is created, it is
-/// made readable by whoever may read the directory. Waits up to `access.lock_timeout` for
+/// until the returned descriptor is destroyed. The lock file is opened as open_lock_file says
+/// (read-only where it cannot be written, enough for flock on a local file system), so any user
+/// who may write the bank directory can take it. Waits up to `access.lock_timeout` for
 /// another holder, then fails naming the lock file. `bank` names the bank in messages
 /// ("knowledge bank", "graph bank", ...). Also removes the temporary files that writers killed
 /// in this directory left behind (once per process).
@@ -81,24 +118,7 @@ namespace aoe::detail {
   }
   remove_stale_temporary_files_once(dir);
   const std::string lock_path = file.string() + ".lock";
-  int fd = -1;
-  for (int attempt = 0; attempt < 10 && fd < 0; ++attempt) {
-    fd = ::open(lock_path.c_str(),  // NOLINT(*-vararg)
-                O_RDONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (fd >= 0) {
-      // Ours: readable by whoever may read the directory, whatever the umask.
-      struct stat st {};
-      if (::stat(dir.empty() ? "." : dir.c_str(), &st) == 0) {
-        ::fchmod(fd, (st.st_mode & 0444) | S_IWUSR);
-      }
-      break;
-    }
-    if (errno != EEXIST) break;
-    // O_NONBLOCK: a FIFO planted at the lock's path must not block the open forever.
-    fd = ::open(lock_path.c_str(),  // NOLINT(*-vararg)
-                O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0 && errno != ENOENT) break;  // ENOENT: removed meanwhile, create it again
-  }
+  const int fd = open_lock_file(lock_path, dir);
   if (fd >= 0) {
     struct stat st {};
     if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -122,7 +142,12 @@ namespace aoe::detail {
   while (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
     if (errno == EINTR) continue;
     if (errno != EWOULDBLOCK) {
-      return make_error(Errc::busy, bank + ": cannot lock " + lock_path + ": " + errno_text(errno));
+      const int e = errno;
+      return make_error(Errc::busy, bank + ": cannot lock " + lock_path + ": " + errno_text(e) +
+                                        (e == EBADF ? " (on NFS an exclusive lock needs the lock "
+                                                      "file writable by this user: chmod g+w it "
+                                                      "for a team's bank)"
+                                                    : ""));
     }
     const auto now = Clock::now();
     if (now >= deadline) {

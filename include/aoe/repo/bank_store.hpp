@@ -250,14 +250,19 @@ class BankStore {
     return outcome;
   }
 
-  /// Checks before a job that `file` can be written: creates its directory, takes (then
-  /// releases) its lock and reads it.
+  /// Checks before a job that `file` can be read and written: creates its directory, takes
+  /// (then releases) its lock, reads it and creates (then removes) the temporary file a store
+  /// writes it through, so that a directory the store could not write fails here, before any
+  /// tuning, and not at the first store.
   [[nodiscard]] Result<void> check_writable(const std::filesystem::path& file,
                                             const Format& format) const {
     auto lock = lock_bank_file(file, std::string(Format::bank), access_);
     if (!lock) return lock.error();
     auto contents = load(file, format);
     if (!contents) return contents.error();
+    if (auto ok = check_atomic_write(file); !ok) {
+      return ErrorInfo(ok.error().code, std::string(Format::bank) + ": " + ok.error().message);
+    }
     return {};
   }
 

@@ -105,6 +105,18 @@ struct TensorInfo {
   return t;
 }
 
+/// Whether `bytes` starts, after white space and a UTF-8 byte-order mark, with '[': JSON text
+/// that is not a graph (a graph is an object). Only asked once the protobuf failed to parse: it
+/// changes the message, not what is accepted.
+[[nodiscard]] inline bool starts_as_json_array(std::string_view bytes) noexcept {
+  std::size_t i = bytes.starts_with("\xEF\xBB\xBF") ? 3 : 0;
+  while (i < bytes.size() &&
+         (bytes[i] == ' ' || bytes[i] == '\t' || bytes[i] == '\n' || bytes[i] == '\r')) {
+    ++i;
+  }
+  return i < bytes.size() && bytes[i] == '[';
+}
+
 class OnnxReader {
  public:
   OnnxReader(std::string source, const OnnxOptions& options)
@@ -121,6 +133,12 @@ class OnnxReader {
         return fail(Errc::parse_error,
                     "this is JSON text, not an ONNX model: an OpenAOE JSON graph is read with "
                     "--framework=json or without --framework (the content decides)");
+      }
+      if (starts_as_json_array(bytes)) {
+        return fail(Errc::parse_error,
+                    "this looks like JSON (it starts with '['), not an ONNX model: an OpenAOE "
+                    "JSON graph is one object, starting with '{' and holding \"format_version\" "
+                    "and \"nodes\" (docs/model_format.md)");
       }
       return fail(Errc::parse_error,
                   "not a valid ONNX model: the protobuf cannot be parsed (a truncated or "
