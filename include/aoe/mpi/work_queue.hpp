@@ -209,8 +209,7 @@ class WorkQueue {
     if (m.ok) {
       results_[m.index].emplace(in_place_value, std::move(m.value));
     } else {
-      results_[m.index].emplace(in_place_error, Errc::device_error,
-                                std::move(m.error));
+      results_[m.index].emplace(in_place_error, Errc::device_error, std::move(m.error));
     }
   }
 

@@ -902,9 +902,9 @@ class OpatSchedule {
         default_tuned_model_path(options_.run.result_dir, graph_.name, out.report.timestamp));
     auto state = opat_job_state(bank_, options_);
     if (!state) return state.error();
+    state->timing = backend_timing(backend_);
+    out.report.timing = state->timing;
     job_ = std::move(*state);
-    job_->timing = backend_timing(backend_);
-    out.report.timing = job_->timing;
     fused_ = fuse(graph_);
     tasks_ = opat_tasks(fused_, options_);
     // At most one of each per task: reserved, so that they are never copied to grow (pages not
