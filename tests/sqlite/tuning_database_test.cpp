@@ -98,6 +98,76 @@ void resume_equals_uninterrupted(std::size_t batch, std::size_t throw_at) {
   CHECK_FALSE((*runs)[0].finished_at.empty());
 }
 
+/// The landscape's runner with a `timing()`: the tuner writes it into the runs and records it
+/// stores (timed_measure).
+struct TimedRunner {
+  test::LandscapeRunner runner;
+  Timing provenance;
+  std::vector<Measurement> measure(SpaceView view, std::span<const Configuration> batch) {
+    return runner.measure(view, batch);
+  }
+  [[nodiscard]] Timing timing() const { return provenance; }
+};
+static_assert(timed_measure<TimedRunner>);
+static_assert(!timed_measure<test::LandscapeRunner>);
+
+const Timing model_time{TimingKind::simulated, "test model 1.0"};
+const Timing device_time{TimingKind::measured, "test device 0"};
+
+TimedRunner timed_runner(const test::Landscape& l, const Timing& t) {
+  return TimedRunner{test::LandscapeRunner(l.evaluate), t};
+}
+
+/// The version-1 schema as the first release wrote it, with one finished run, its trial and
+/// its best record.
+void write_version_1_database(const std::string& path) {
+  sqlite3* raw = nullptr;
+  REQUIRE(sqlite3_open(path.c_str(), &raw) == SQLITE_OK);
+  const char* sql = R"sql(
+CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+INSERT INTO meta (name, value) VALUES ('schema_version', '1');
+CREATE TABLE runs (
+  id INTEGER PRIMARY KEY, problem TEXT NOT NULL, device TEXT NOT NULL,
+  space_fingerprint TEXT NOT NULL, seed INTEGER NOT NULL, policy TEXT NOT NULL,
+  batch_size INTEGER NOT NULL, parameters TEXT NOT NULL, started_at TEXT NOT NULL,
+  finished_at TEXT, reason TEXT, evaluations INTEGER, best_value REAL, total_seconds REAL,
+  host TEXT NOT NULL, pid INTEGER NOT NULL, resumed INTEGER NOT NULL DEFAULT 0);
+CREATE INDEX runs_by_key ON runs (problem, device, space_fingerprint, seed, policy);
+CREATE TABLE trials (
+  run_id INTEGER NOT NULL REFERENCES runs (id), evaluation INTEGER NOT NULL,
+  configuration TEXT NOT NULL, status TEXT NOT NULL, value REAL, samples TEXT NOT NULL,
+  message TEXT NOT NULL, cost REAL NOT NULL, started REAL NOT NULL, finished REAL NOT NULL,
+  recorded_at TEXT NOT NULL, PRIMARY KEY (run_id, evaluation));
+CREATE TABLE best (
+  problem TEXT NOT NULL, device TEXT NOT NULL, space_fingerprint TEXT NOT NULL,
+  configuration TEXT NOT NULL, value REAL NOT NULL, policy TEXT NOT NULL,
+  evaluations INTEGER NOT NULL, timestamp TEXT NOT NULL, run_id INTEGER,
+  PRIMARY KEY (problem, device, space_fingerprint));
+INSERT INTO runs VALUES (1, 'old', 'host', 'f00d', 3, 'random', 1, 'tile',
+  '2026-11-01T10:00:00Z', '2026-11-01T10:00:01Z', 'condition', 1, 0.25, 1.0, 'h', 1, 0);
+INSERT INTO trials VALUES (1, 1, '{"tile": 8}', 'correct', 0.25, '[0.25]', '', 0.25, 0, 1,
+  '2026-11-01T10:00:01Z');
+INSERT INTO best VALUES ('old', 'host', 'f00d', '{"tile": 8}', 0.25, 'random', 1,
+  '2026-11-01T10:00:01Z', 1);
+)sql";
+  REQUIRE(sqlite3_exec(raw, sql, nullptr, nullptr, nullptr) == SQLITE_OK);
+  sqlite3_close(raw);
+}
+
+/// The schema_version a file says, read with SQLite itself.
+std::string file_schema_version(const std::string& path) {
+  sqlite3* raw = nullptr;
+  REQUIRE(sqlite3_open(path.c_str(), &raw) == SQLITE_OK);
+  sqlite3_stmt* s = nullptr;
+  REQUIRE(sqlite3_prepare_v2(raw, "SELECT value FROM meta WHERE name = 'schema_version'", -1, &s,
+                             nullptr) == SQLITE_OK);
+  REQUIRE(sqlite3_step(s) == SQLITE_ROW);
+  std::string v(reinterpret_cast<const char*>(sqlite3_column_text(s, 0)));
+  sqlite3_finalize(s);
+  sqlite3_close(raw);
+  return v;
+}
+
 std::string read_text(const std::string& path) {
   std::ifstream in(path);
   std::stringstream s;
@@ -233,6 +303,146 @@ TEST_CASE("tuning database: two connections share one file") {
   for (const auto& [fp, rec] : best) CHECK(rec.value < 9.0);
 }
 
+TEST_CASE("tuning database: runs and best records keep their timing, or say nothing") {
+  TempDir dir("sqlite_timing");
+  const auto l = test::bowl();
+  Tuner tuner(RandomSearch{}, timed_runner(l, model_time), TuningDatabase(dir.file("t.db")),
+              TunerOptions{.seed = 2});
+  const TuningKey key{"bowl", "host"};
+  CHECK(tuner.tune(l.space, key, MaxEvaluations{10}).stored == StoreOutcome::added);
+  const auto& db = tuner.repository();
+  const auto runs = db.runs().value();
+  REQUIRE(runs.size() == 1);
+  CHECK(runs[0].info.timing == model_time);
+  const auto found = db.lookup(key, space_fingerprint(l.space)).value();
+  REQUIRE(found);
+  CHECK(found->provenance.timing == model_time);
+  const auto best = db.best_records().value();
+  REQUIRE(best.size() == 1);
+  CHECK(best[0].second.provenance.timing == model_time);
+
+  // A runner that does not say, and a record stored without it: none, not a default kind.
+  Tuner unsaid(RandomSearch{}, test::LandscapeRunner(l.evaluate), TuningDatabase(dir.file("t.db")),
+               TunerOptions{.seed = 2});
+  CHECK(unsaid.tune(l.space, TuningKey{"bowl", "other"}, MaxEvaluations{10}).stored ==
+        StoreOutcome::added);
+  CHECK(unsaid.repository().runs().value().at(1).info.timing == std::nullopt);
+  REQUIRE(unsaid.repository().store(make_record(1)).has_value());
+  CHECK(unsaid.repository().lookup(make_record(1).key).value()->provenance.timing == std::nullopt);
+
+  // Export: the run's kind and source on each of its trials; empty for the unsaid run.
+  std::ostringstream csv;
+  export_runs(db).value().write_csv(csv);
+  CHECK(csv.str().find(",2,random,simulated,test model 1.0,1,") != std::string::npos);
+  CHECK(csv.str().find(",2,random,,,1,") != std::string::npos);
+  std::ostringstream jsonl;
+  export_runs(db, RunFilter{.run = 1}).value().write_json_lines(jsonl);
+  CHECK(jsonl.str().find("\"policy\":\"random\",\"timing\":\"simulated\",\"timing_source\":"
+                         "\"test model 1.0\",\"evaluation\":1,") != std::string::npos);
+
+  // A kind this build does not know is an error that names the file and the text.
+  sqlite3* raw = nullptr;
+  REQUIRE(sqlite3_open(dir.file("t.db").c_str(), &raw) == SQLITE_OK);
+  REQUIRE(sqlite3_exec(raw, "UPDATE best SET timing_kind = 'guessed'", nullptr, nullptr, nullptr) ==
+          SQLITE_OK);
+  sqlite3_close(raw);
+  const auto bad = db.best_records();
+  REQUIRE_FALSE(bad.has_value());
+  CHECK(bad.error().code == make_error_code(Errc::schema_error));
+  CHECK(bad.error().message.find("t.db") != std::string::npos);
+  CHECK(bad.error().message.find("unknown timing_kind 'guessed'") != std::string::npos);
+  CHECK_FALSE(db.lookup(key, space_fingerprint(l.space)).has_value());
+}
+
+TEST_CASE("tuning database: a version-1 file is read as it is, then migrated in place") {
+  TempDir dir("sqlite_migrate");
+  const std::string path = dir.file("v1.db");
+  write_version_1_database(path);
+  {
+    // Read-only: not migrated (aoe-db on an old file); its rows say nothing of their timing.
+    auto ro = TuningDatabase::open(path, DatabaseOptions{.read_only = true});
+    REQUIRE(ro.has_value());
+    const auto runs = ro->runs().value();
+    REQUIRE(runs.size() == 1);
+    CHECK(runs[0].info.key == TuningKey{"old", "host"});
+    CHECK(runs[0].info.timing == std::nullopt);
+    const auto rec = ro->lookup(TuningKey{"old", "host"}, "f00d").value();
+    REQUIRE(rec);
+    CHECK(rec->value == 0.25);
+    CHECK(rec->provenance.timing == std::nullopt);
+    std::ostringstream csv;
+    export_runs(*ro).value().write_csv(csv);
+    CHECK(csv.str().find("1,old,host,f00d,3,random,,,1,8,correct,0.25,") != std::string::npos);
+  }
+  CHECK(file_schema_version(path) == "1");
+
+  TuningDatabase db(path);  // for writing: migrated
+  CHECK(file_schema_version(path) == "2");
+  CHECK(db.runs().value().at(0).info.timing == std::nullopt);
+  const auto rec = db.lookup(TuningKey{"old", "host"}, "f00d").value();
+  REQUIRE(rec);
+  CHECK(rec->configuration.at(0).value.as_integer() == 8);
+  CHECK(rec->provenance.timing == std::nullopt);
+  CHECK(db.trials(1).value().size() == 1);
+  // The migrated file takes timed records: a measured one replaces the old unsaid one.
+  Record measured = *rec;
+  measured.value = 0.5;
+  measured.provenance.timing = device_time;
+  CHECK(db.store(measured, "f00d").value() == StoreOutcome::updated);
+  CHECK(TuningDatabase(path).lookup(rec->key, "f00d").value()->provenance.timing == device_time);
+  CHECK(file_schema_version(path) == "2");  // opening a version-2 file again changes nothing
+
+  // A version this build does not know is refused, naming the file.
+  sqlite3* raw = nullptr;
+  REQUIRE(sqlite3_open(path.c_str(), &raw) == SQLITE_OK);
+  REQUIRE(sqlite3_exec(raw, "UPDATE meta SET value = '3' WHERE name = 'schema_version'", nullptr,
+                       nullptr, nullptr) == SQLITE_OK);
+  sqlite3_close(raw);
+  for (const bool read_only : {false, true}) {
+    auto newer = TuningDatabase::open(path, DatabaseOptions{.read_only = read_only});
+    REQUIRE_FALSE(newer.has_value());
+    CHECK(newer.error().code == make_error_code(Errc::unsupported_version));
+    CHECK(newer.error().message.find("v1.db") != std::string::npos);
+  }
+}
+
+TEST_CASE("tuning database: a model's time is not a device's winner") {
+  TempDir dir("sqlite_hint");
+  const auto l = test::bowl();
+  const TuningKey key{"bowl", "device"};
+  const std::string fp = space_fingerprint(l.space);
+  Tuner model(RandomSearch{}, timed_runner(l, model_time), TuningDatabase(dir.file("t.db")),
+              TunerOptions{.seed = 6});
+  const auto simulated = model.tune(l.space, key, MaxEvaluations{20});
+  REQUIRE(simulated.stored == StoreOutcome::added);
+  // Make the model's record far better than anything the device can measure.
+  Record too_good = model.repository().lookup(key, fp).value().value();
+  too_good.value = -1e9;
+  CHECK(model.repository().store(too_good, fp).value() == StoreOutcome::updated);
+  // A tuner whose times are the model's own takes it as a hit.
+  CHECK(model.tune(l.space, key, MaxEvaluations{20}).reason == StopReason::repository_hit);
+
+  // A tuner that measures does not: it tunes, and its own record replaces the model's although
+  // its value is worse.
+  Tuner device(RandomSearch{}, timed_runner(l, device_time), TuningDatabase(dir.file("t.db")),
+               TunerOptions{.seed = 6});
+  const auto measured = device.tune(l.space, key, MaxEvaluations{20});
+  CHECK(measured.reason == StopReason::condition);
+  CHECK(device.measure().runner.measured() == 20);
+  CHECK(measured.stored == StoreOutcome::updated);
+  const auto stored = device.repository().lookup(key, fp).value().value();
+  CHECK(stored.provenance.timing == device_time);
+  CHECK(stored.value == measured.best_value);
+  CHECK(stored.value > too_good.value);
+  // Then the device's record is its hit, and a model's better time does not replace it.
+  CHECK(device.tune(l.space, key, MaxEvaluations{20}).reason == StopReason::repository_hit);
+  CHECK(device.repository().store(too_good, fp).value() == StoreOutcome::kept);
+  // An unsaid record is not measured either.
+  Record unsaid = too_good;
+  unsaid.provenance.timing.reset();
+  CHECK(device.repository().store(unsaid, fp).value() == StoreOutcome::kept);
+}
+
 TEST_CASE("resume: an interrupted run continues and equals an uninterrupted one") {
   SUBCASE("random, batch 1") { resume_equals_uninterrupted<RandomSearch>(1, 23); }
   SUBCASE("random, batch 4, mid-batch") { resume_equals_uninterrupted<RandomSearch>(4, 31); }
@@ -285,9 +495,12 @@ TEST_CASE("export: a run's history and a database's runs as CSV and JSON lines")
   CHECK(table.size() == 12);
   std::ostringstream db_csv;
   table.write_csv(db_csv);
-  CHECK(db_csv.str().rfind("run,problem,device,space_fingerprint,seed,policy,evaluation,x,y,z,",
-                           0) == 0);
-  CHECK(db_csv.str().find("1,bowl,host," + space_fingerprint(l.space) + ",9,random,1,") !=
+  CHECK(db_csv.str().rfind(
+            "run,problem,device,space_fingerprint,seed,policy,timing,timing_source,evaluation,x,y,"
+            "z,",
+            0) == 0);
+  // LandscapeRunner does not say where its times come from: the timing cells are empty.
+  CHECK(db_csv.str().find("1,bowl,host," + space_fingerprint(l.space) + ",9,random,,,1,") !=
         std::string::npos);
   CHECK(export_runs(tuner.repository(), RunFilter{.problem = "other"}).value().size() == 0);
 
@@ -396,7 +609,9 @@ TEST_CASE("aoe-db export writes CSV and JSON lines; bad input names the file") {
   const std::string csv = dir.file("out.csv");
   REQUIRE(std::system((tool + " export " + dir.file("t.db") + " -o " + csv).c_str()) == 0);
   const std::string text = read_text(csv);
-  CHECK(text.rfind("run,problem,device,space_fingerprint,seed,policy,evaluation,x,y,z,", 0) == 0);
+  CHECK(text.rfind("run,problem,device,space_fingerprint,seed,policy,timing,timing_source,"
+                   "evaluation,x,y,z,",
+                   0) == 0);
   CHECK(std::count(text.begin(), text.end(), '\n') == 8);
 
   const std::string jsonl = dir.file("out.jsonl");
@@ -405,6 +620,29 @@ TEST_CASE("aoe-db export writes CSV and JSON lines; bad input names the file") {
   const std::string j = read_text(jsonl);
   CHECK(std::count(j.begin(), j.end(), '\n') == 7);
   CHECK(j.rfind("{\"run\":1,\"problem\":\"bowl\"", 0) == 0);
+  CHECK(j.find("\"timing\":\"\",\"timing_source\":\"\"") != std::string::npos);  // not said
+
+  // A version-1 file: aoe-db reads it without migrating it (read-only), its timing empty.
+  const std::string old_db = dir.file("v1.db");
+  write_version_1_database(old_db);
+  const std::string old_csv = dir.file("old.csv");
+  REQUIRE(std::system((tool + " export " + old_db + " -o " + old_csv).c_str()) == 0);
+  CHECK(read_text(old_csv).find("\n1,old,host,f00d,3,random,,,1,8,correct,") != std::string::npos);
+  CHECK(file_schema_version(old_db) == "1");
+
+  // aoe-db best: a record's timing when it says it, nothing when it does not.
+  const std::string timed_db = dir.file("timed.db");
+  {
+    Tuner tuner(RandomSearch{}, timed_runner(l, model_time), TuningDatabase(timed_db),
+                TunerOptions{.seed = 4});
+    (void)tuner.tune(l.space, TuningKey{"bowl", "host"}, MaxEvaluations{7});
+  }
+  const std::string best = dir.file("best.txt");
+  REQUIRE(std::system((tool + " best " + timed_db + " > " + best).c_str()) == 0);
+  CHECK(read_text(best).find("7 evaluations, ") != std::string::npos);
+  CHECK(read_text(best).ends_with("Z, simulated (test model 1.0))\n"));
+  REQUIRE(std::system((tool + " best " + dir.file("t.db") + " > " + best).c_str()) == 0);
+  CHECK(read_text(best).ends_with("Z)\n"));
 
   const std::string err = dir.file("err.txt");
   CHECK(std::system((tool + " export " + dir.file("missing.db") + " 2>" + err).c_str()) != 0);

@@ -65,6 +65,11 @@ TEST_CASE("aoe: a job on the simulator, then every operator a bank hit") {
   REQUIRE(first.code == aoe_tool::exit_success);
   CHECK(last_line(first.out).find("small process finished. Performance improved by ") == 0);
   CHECK(last_line(first.out).ends_with("% (simulated)"));  // AOE's line, then the kind
+  // The operator's line (--log=info, the default) says its times' kind as the summary does.
+  const auto op = first.out.find("[1/1] fc/MatMulfc/BiasAdd (MatMul+BiasAdd): ");
+  REQUIRE(op != std::string::npos);
+  const std::string op_line = first.out.substr(op, first.out.find('\n', op) - op);
+  CHECK(op_line.find(" us, simulated") != std::string::npos);
   auto env_mode = env;
   env_mode["AOE_MODE"] = "2";  // no --job_type: AOE_MODE chooses OPAT
   const auto second = run({"-m", model.string(), "--log=null"}, env_mode);

@@ -93,6 +93,15 @@ TEST_CASE("aoe gdat: a bundled graph on 64 devices, then a bank hit") {
   CHECK(first.err.empty());
   CHECK(last_line(first.out).starts_with("resnet50 process finished. Performance improved by "));
   CHECK(has(first.out, "[1/3] default split [0, 109] [110, 160]"));
+  // Each step's time says its kind, as the summary line does.
+  std::istringstream lines(first.out);
+  int steps = 0;
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.starts_with("[")) continue;
+    CHECK(line.ends_with(", simulated"));
+    ++steps;
+  }
+  CHECK(steps == 3);
   CHECK(has(first.out, "aoe: set_split_strategy_by_idx(["));
   CHECK(has(first.out, "aoe: set_split_strategy_by_size(["));
   CHECK(fs::exists(dir.path() / "bank" / "Ascend910A_gradient_fusion.json"));

@@ -97,6 +97,15 @@ TEST_CASE("aoe sgat: ResNet-50 and BERT-base improve; a second run hits the grap
     REQUIRE(first.code == aoe_tool::exit_success);
     CHECK(first.out.find("aoe: SGAT on " + model) != std::string::npos);
     CHECK(first.out.find("[1/" + std::to_string(subgraphs) + "] ") != std::string::npos);
+    // Each subgraph's line ends in its times' kind, as the summary line says it.
+    std::istringstream lines(first.out);
+    std::int64_t labelled = 0;
+    for (std::string line; std::getline(lines, line);) {
+      if (!line.starts_with("[")) continue;
+      CHECK(line.ends_with(", simulated"));
+      ++labelled;
+    }
+    CHECK(labelled == subgraphs);
     const std::string last = last_line(first.out);
     const std::string prefix = model + " process finished. Performance improved by ";
     REQUIRE(last.rfind(prefix, 0) == 0);

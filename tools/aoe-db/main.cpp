@@ -1,7 +1,7 @@
 // aoe-db: inspects and exports a tuning database (docs/database.md).
 //
 //   aoe-db runs DB                       one line per run: id, key, seed, policy, trials, end
-//   aoe-db best DB                       one line per best record
+//   aoe-db best DB                       one line per best record (and its timing, when said)
 //   aoe-db export DB [-o OUT] [--format csv|jsonl] [--run ID] [--problem P] [--device D]
 //                                        one row per trial, the parameters as columns
 //
@@ -70,11 +70,14 @@ int list_best(const std::string& path) {
       if (!config.empty()) config += ", ";
       config += nv.name + "=" + nv.value.to_string();
     }
-    std::printf("%s | %s | space %s | %s | %s (%s, %zu evaluations, %s)\n", rec.key.problem.c_str(),
-                rec.key.device.c_str(), fingerprint.empty() ? "-" : fingerprint.c_str(),
-                aoe::Value(rec.value).to_string().c_str(), config.c_str(),
-                rec.provenance.policy.c_str(), rec.provenance.evaluations,
-                rec.provenance.timestamp.c_str());
+    // The timing's label when the record says it ("simulated (model ...)"); nothing otherwise.
+    const auto& timing = rec.provenance.timing;
+    const std::string label = timing ? ", " + timing->label() : "";
+    std::printf(
+        "%s | %s | space %s | %s | %s (%s, %zu evaluations, %s%s)\n", rec.key.problem.c_str(),
+        rec.key.device.c_str(), fingerprint.empty() ? "-" : fingerprint.c_str(),
+        aoe::Value(rec.value).to_string().c_str(), config.c_str(), rec.provenance.policy.c_str(),
+        rec.provenance.evaluations, rec.provenance.timestamp.c_str(), label.c_str());
   }
   return exit_ok;
 }

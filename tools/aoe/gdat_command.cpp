@@ -131,21 +131,24 @@ void add_gdat_options(CLI::App& app, GdatFlags& flags) {
 
 namespace {
 
-/// What GDAT prints when it has finished: its three steps (--log=debug) and the split it chose
-/// with the two calls that set it (--log=info).
+/// What GDAT prints when it has finished: its three steps (--log=debug), each time of them
+/// followed by its timing kind (", simulated") as the summary is, and the split it chose with the
+/// two calls that set it (--log=info).
 void print_gdat_result(const aoe::GdatReport& rep, const std::filesystem::path& result_file,
                        int verbosity, const Io& io) {
+  const std::string kind(aoe::to_string(aoe::gdat_timing().kind));
   const auto ms = [](double s) { return fixed(s * 1e3, 3) + " ms"; };
   if (verbosity >= 2) {
     io.out << "[1/3] default split " << rep.baseline.split.to_string() << " "
-           << list(rep.baseline.by_size) << ": " << ms(rep.baseline.seconds) << std::endl;
+           << list(rep.baseline.by_size) << ": " << ms(rep.baseline.seconds) << ", " << kind
+           << std::endl;
     io.out << "[2/3] dynamic programme optimum " << rep.optimum.split.to_string() << ": "
-           << ms(rep.optimum.seconds) << std::endl;
+           << ms(rep.optimum.seconds) << ", " << kind << std::endl;
     io.out << "[3/3] ";
     if (rep.search_best) {
       io.out << "search (" << rep.search_policy << ", " << rep.evaluations << " evaluations) "
              << rep.search_best->split.to_string() << ": " << ms(rep.search_best->seconds)
-             << ", gap " << fixed(rep.gap(rep.search_best->seconds) * 100.0, 2) << "%";
+             << ", gap " << fixed(rep.gap(rep.search_best->seconds) * 100.0, 2) << "%, " << kind;
     } else {
       io.out << "bank hit, no search";
     }

@@ -96,12 +96,13 @@ int opat_error_code(const aoe::ErrorInfo& e, bool on_ascend, const std::string& 
 }
 
 /// Prints each operator as it ends (or draws the progress bar); every failure reaches stderr.
-std::function<void(const aoe::OpatEvent&)> opat_progress(const CommonOptions& common,
-                                                         const Io& io) {
+/// An operator's times end in `timing` (", simulated" or ", measured"), as the summary does.
+std::function<void(const aoe::OpatEvent&)> opat_progress(const CommonOptions& common, const Io& io,
+                                                         aoe::TimingKind timing) {
   const auto task = [](const aoe::OpatEvent& e) {
     return task_event(e, e.op_type, "operator", e.name + " (" + e.op_type + ")");
   };
-  const auto line = [&io](const aoe::OpatEvent& e, int verbosity) {
+  const auto line = [&io, timing](const aoe::OpatEvent& e, int verbosity) {
     const char* separator = "";
     for (const auto& k : e.report->kinds) {
       io.out << separator << aoe::to_string(k.kind) << " " << aoe::to_string(k.outcome) << " "
@@ -109,6 +110,7 @@ std::function<void(const aoe::OpatEvent&)> opat_progress(const CommonOptions& co
       if (verbosity >= 3) io.out << " (" << e.report->evaluations << " evaluations)";
       separator = "; ";
     }
+    if (!e.report->kinds.empty()) io.out << ", " << aoe::to_string(timing);
     if (!e.report->note.empty()) io.out << separator << console_text(e.report->note, true);
   };
   return task_progress_callback<aoe::OpatEvent>(common, io, task, line);
@@ -132,13 +134,14 @@ int run_opat_command(const CommonOptions& common, const OpatFlags& flags,
       return exit_input;
     }
   }
-  o.run.on_event = opat_progress(common, io);
+  const bool on_ascend = common.device == "ascend";
+  o.run.on_event =
+      opat_progress(common, io, on_ascend ? aoe::TimingKind::measured : backend.timing().kind);
   if (io.executors != nullptr) o.run.executor = io.executors->opat;  // mpirun: over the ranks
 
   aoe::KnowledgeBank bank({.custom_root = env.op_bank_root(),
                            .builtin_root = env.builtin_bank_root(),
                            .access = bank_access(env, common, io)});
-  const bool on_ascend = common.device == "ascend";
   if (common.verbosity() >= 2) {
     io.out << "aoe: OPAT on " << console_text(graph->name) << " (" << graph->nodes.size()
            << " nodes), "

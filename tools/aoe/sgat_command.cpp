@@ -25,17 +25,19 @@ void add_sgat_options(CLI::App& app, SgatFlags& flags) {
 namespace {
 
 /// Prints each subgraph as it ends (or draws the progress bar); every failure reaches stderr.
-std::function<void(const aoe::SgatEvent&)> sgat_progress(const CommonOptions& common,
-                                                         const Io& io) {
+/// A subgraph's line ends in `timing` (", simulated"), as the summary does.
+std::function<void(const aoe::SgatEvent&)> sgat_progress(const CommonOptions& common, const Io& io,
+                                                         aoe::TimingKind timing) {
   const auto task = [](const aoe::SgatEvent& e) {
     const bool done = e.kind == aoe::SgatEvent::Kind::finished;
     return task_event(e, e.name, "subgraph", done ? e.report->name : e.name);
   };
-  const auto line = [&io](const aoe::SgatEvent& e, int verbosity) {
+  const auto line = [&io, timing](const aoe::SgatEvent& e, int verbosity) {
     const auto& s = *e.report;
     io.out << aoe::to_string(s.outcome) << " " << fixed(s.before_ms * 1e3, 3) << " us -> "
            << fixed(s.after_ms * 1e3, 3) << " us, repo_key " << s.repo_key;
     if (verbosity >= 3) io.out << " (" << s.evaluations << " evaluations; " << s.strategy << ")";
+    io.out << ", " << aoe::to_string(timing);
   };
   return task_progress_callback<aoe::SgatEvent>(common, io, task, line);
 }
@@ -50,7 +52,7 @@ int run_sgat_command(const CommonOptions& common, const SgatFlags& flags,
       start_model_job(aoe::make_search(common.search_or("evolutionary")),
                       aoe::sgat_budget_preset(common.optimization_level), common, env, io, o, code);
   if (!graph) return code;
-  o.run.on_event = sgat_progress(common, io);
+  o.run.on_event = sgat_progress(common, io, aoe::sim::model_timing(soc.name).kind);
   if (io.executors != nullptr) o.run.executor = io.executors->sgat;  // mpirun: over the ranks
 
   const int verbosity = common.verbosity();

@@ -9,6 +9,7 @@
 #include "aoe/vocab/measurement.hpp"
 #include "aoe/vocab/record.hpp"
 #include "aoe/vocab/run_log.hpp"
+#include "aoe/vocab/timing.hpp"
 #include "aoe/vocab/trial.hpp"
 
 #include <concepts>
@@ -66,6 +67,16 @@ concept search_policy = std::move_constructible<S> && requirement::search_start<
 /// `Measurement::cost` is the device time to charge (simulator, replay) rather than wall time.
 template <class M>
 concept measure_policy = std::move_constructible<M> && requirement::measure_batch<M>;
+
+/// A measure policy that says where its times come from: `timing()` gives the kind (simulated
+/// or measured) and the source (docs/reports.md#simulated-or-measured). Optional: the tuner
+/// writes it into the records and runs it stores, and on a policy that measures it takes a
+/// stored record that is not measured as a miss (docs/database.md#simulated-or-measured). A
+/// policy without it is "not said".
+template <class M>
+concept timed_measure = requires(const M& m) {
+  { m.timing() } -> std::convertible_to<Timing>;
+};
 
 /// Keeps the best known configuration per key. `lookup` and `store` return `Result`s: an
 /// unreadable or unwritable repository is an error the tuner reports, not one that loses a run.

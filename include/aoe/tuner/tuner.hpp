@@ -288,6 +288,7 @@ class Tuner {
     if constexpr (trial_log<Repo>) {
       if (r.key == nullptr) return;
       RunInfo info{*r.key, r.fingerprint, options_.seed, r.result.policy, options_.batch_size, {}};
+      if constexpr (timed_measure<Measure>) info.timing = measure_.timing();
       for (const auto& p : r.space.parameters()) info.parameters.push_back(p.name());
       auto logged = repo_.begin_run(info);
       if (!logged) {
@@ -462,6 +463,7 @@ class Tuner {
     if (r.key == nullptr) return;
     Record rec{*r.key, r.space.named_values(*result.best_configuration), r.state.best_value,
                Provenance{result.policy, r.state.evaluations, detail::utc_timestamp()}};
+    if constexpr (timed_measure<Measure>) rec.provenance.timing = measure_.timing();
     auto stored = [&] {
       if constexpr (fingerprinted_repository<Repo>) {
         return repo_.store(rec, std::string_view(r.fingerprint));
@@ -490,6 +492,11 @@ class Tuner {
     }
     if (!found->has_value()) return false;
     const Record& rec = **found;
+    // A model's time is not a device's: a policy that measures tunes again and stores its own
+    // record, which replaces this one in a repository that keeps the rule (TuningDatabase).
+    if constexpr (timed_measure<Measure>) {
+      if (Timing(measure_.timing()).measured() && !stored_measured(rec)) return false;
+    }
     auto c = r.space.find(rec.configuration);
     if (!c || !r.space.is_valid(*c)) return false;  // stale: the space changed; tune again
     r.result.repository_record = rec;
@@ -497,6 +504,11 @@ class Tuner {
     r.result.best_value = rec.value;
     r.result.reason = StopReason::repository_hit;
     return true;
+  }
+
+  /// Whether a stored record says its time was measured on a device.
+  static bool stored_measured(const Record& rec) {
+    return rec.provenance.timing && rec.provenance.timing->measured();
   }
 
   static void record(Trial t, TuningState& state, TuningResult& result, SeenMap& seen) {

@@ -29,6 +29,9 @@ struct RunInfo {
   std::string policy;                   ///< the search policy's name
   std::size_t batch_size = 1;           ///< TunerOptions::batch_size (metadata)
   std::vector<std::string> parameters;  ///< the space's parameter names, in order (metadata)
+  /// Where the run's times come from (the measure policy's `timing()`); none: not said
+  /// (metadata, not part of what identifies the run).
+  std::optional<Timing> timing{};
 };
 
 /// A trial as a repository keeps it: the configuration by parameter name and value.

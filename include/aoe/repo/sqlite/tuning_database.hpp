@@ -12,6 +12,7 @@
 #include "aoe/vocab/record.hpp"
 #include "aoe/vocab/run_log.hpp"
 #include "aoe/vocab/status.hpp"
+#include "aoe/vocab/timing.hpp"
 
 #include <signal.h>
 #include <unistd.h>
@@ -42,7 +43,8 @@ struct DatabaseOptions {
   int busy_timeout_ms = 10000;  ///< how long to wait for another process's write lock
 };
 
-/// A run as the database keeps it.
+/// A run as the database keeps it (`info.timing`: the run's timing provenance, none when not
+/// said).
 struct RunRow {
   std::int64_t id = 0;
   RunInfo info;
@@ -57,10 +59,14 @@ struct RunRow {
 /// `repository_policy` for any `TuningKey`, and the optional `fingerprinted_repository` (a
 /// record tuned on another space is a miss) and `trial_log` (every trial is kept; an
 /// interrupted run with the same key, space, seed and policy resumes) capabilities. Every
-/// error names the file. Schema: docs/database.md.
+/// error names the file. Runs and best records keep where their times came from (simulated or
+/// measured, or not said); a measured record replaces one that is not measured whatever the
+/// two values (docs/database.md#simulated-or-measured). Schema: docs/database.md.
 class TuningDatabase {
  public:
-  static constexpr int schema_version = 1;
+  /// Version 2 added the timing columns; a version-1 file opened for writing is migrated in
+  /// place, and one opened read-only is read as it is (its rows not said).
+  static constexpr int schema_version = 2;
 
   /// Opens or creates `path`. Non-throwing; the constructor below throws `aoe::Error` instead.
   [[nodiscard]] static Result<TuningDatabase> open(const std::string& path,
@@ -97,12 +103,14 @@ class TuningDatabase {
   [[nodiscard]] Result<std::optional<Record>> lookup(const TuningKey& key,
                                                      std::string_view fingerprint) const {
     auto s = conn_.prepare(
-        "SELECT b.value, b.policy, b.evaluations, b.timestamp, j.key, j.value, j.type "
-        "FROM best b, json_each(b.configuration) j "
+        "SELECT b.value, b.policy, b.evaluations, b.timestamp, j.key, j.value, j.type, " +
+        timing_columns("b") +
+        " FROM best b, json_each(b.configuration) j "
         "WHERE b.problem = ?1 AND b.device = ?2 AND b.space_fingerprint = ?3 ORDER BY j.id");
     if (!s) return s.error();
     s->bind(1, key.problem).bind(2, key.device).bind(3, fingerprint);
     std::optional<Record> out;
+    std::optional<ErrorInfo> bad;
     auto read = s->each_row([&](const detail::sqlite::Statement& row) {
       if (!out) {
         out.emplace();
@@ -111,10 +119,12 @@ class TuningDatabase {
         out->provenance.policy = row.text(1);
         out->provenance.evaluations = static_cast<std::size_t>(row.integer(2));
         out->provenance.timestamp = row.text(3);
+        out->provenance.timing = column_timing(row, 7, bad);
       }
       out->configuration.push_back({row.text(4), column_value(row, 5, 6)});
     });
     if (!read) return read.error();
+    if (bad) return *bad;
     return out;
   }
 
@@ -123,20 +133,24 @@ class TuningDatabase {
     auto tx = detail::sqlite::Transaction::begin(conn_);
     if (!tx) return tx.error();
     auto q = conn_.prepare(
-        "SELECT value FROM best WHERE problem = ?1 AND device = ?2 AND space_fingerprint = ?3");
+        "SELECT value, timing_kind FROM best WHERE problem = ?1 AND device = ?2 AND "
+        "space_fingerprint = ?3");
     if (!q) return q.error();
     q->bind(1, record.key.problem).bind(2, record.key.device).bind(3, fingerprint);
     auto found = q->step();
     if (!found) return found.error();
     StoreOutcome outcome = StoreOutcome::added;
     if (*found) {
-      if (!(record.value < q->real(0))) return StoreOutcome::kept;  // tx rolls back
+      if (!replaces(record, q->real(0), q->text(1) == "measured")) {
+        return StoreOutcome::kept;  // tx rolls back
+      }
       outcome = StoreOutcome::updated;
     }
     q->reset();
     auto s = conn_.prepare(
         "INSERT OR REPLACE INTO best (problem, device, space_fingerprint, configuration, value, "
-        "policy, evaluations, timestamp, run_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
+        "policy, evaluations, timestamp, run_id, timing_kind, timing_source) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
     if (!s) return s.error();
     s->bind(1, record.key.problem)
         .bind(2, record.key.device)
@@ -151,6 +165,7 @@ class TuningDatabase {
     } else {
       s->bind_null(9);
     }
+    bind_timing(*s, 10, record.provenance.timing);
     if (auto r = s->run(); !r) return r.error();
     if (auto r = tx->commit(); !r) return r.error();
     return outcome;
@@ -208,7 +223,8 @@ class TuningDatabase {
       }
       auto s = conn_.prepare(
           "INSERT INTO runs (problem, device, space_fingerprint, seed, policy, batch_size, "
-          "parameters, started_at, host, pid) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
+          "parameters, started_at, host, pid, timing_kind, timing_source) "
+          "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
       if (!s) return s.error();
       s->bind(1, info.key.problem)
           .bind(2, info.key.device)
@@ -220,6 +236,7 @@ class TuningDatabase {
           .bind(8, now())
           .bind(9, host)
           .bind(10, static_cast<std::int64_t>(::getpid()));
+      bind_timing(*s, 11, info.timing);
       if (auto r = s->run(); !r) return r.error();
       run_ = conn_.last_insert_rowid();
     }
@@ -295,9 +312,11 @@ class TuningDatabase {
     auto s = conn_.prepare(
         "SELECT r.id, r.problem, r.device, r.space_fingerprint, r.seed, r.policy, r.batch_size, "
         "r.parameters, r.started_at, r.finished_at, r.reason, r.best_value, "
-        "(SELECT COUNT(*) FROM trials t WHERE t.run_id = r.id) FROM runs r ORDER BY r.id");
+        "(SELECT COUNT(*) FROM trials t WHERE t.run_id = r.id), " +
+        timing_columns("r") + " FROM runs r ORDER BY r.id");
     if (!s) return s.error();
     std::vector<RunRow> out;
+    std::optional<ErrorInfo> bad;
     auto read = s->each_row([&](const detail::sqlite::Statement& row) {
       RunRow r;
       r.id = row.integer(0);
@@ -317,9 +336,11 @@ class TuningDatabase {
       r.reason = row.text(10);
       if (!row.is_null(11)) r.best_value = row.real(11);
       r.trials = static_cast<std::size_t>(row.integer(12));
+      r.info.timing = column_timing(row, 13, bad);
       out.push_back(std::move(r));
     });
     if (!read) return read.error();
+    if (bad) return *bad;
     return out;
   }
 
@@ -332,10 +353,13 @@ class TuningDatabase {
   [[nodiscard]] Result<std::vector<std::pair<std::string, Record>>> best_records() const {
     auto s = conn_.prepare(
         "SELECT b.problem, b.device, b.space_fingerprint, b.value, b.policy, b.evaluations, "
-        "b.timestamp, j.key, j.value, j.type FROM best b, json_each(b.configuration) j "
+        "b.timestamp, j.key, j.value, j.type, " +
+        timing_columns("b") +
+        " FROM best b, json_each(b.configuration) j "
         "ORDER BY b.problem, b.device, b.space_fingerprint, j.id");
     if (!s) return s.error();
     std::vector<std::pair<std::string, Record>> out;
+    std::optional<ErrorInfo> bad;
     auto read = s->each_row([&](const detail::sqlite::Statement& row) {
       TuningKey key{row.text(0), row.text(1)};
       std::string fp = row.text(2);
@@ -343,12 +367,14 @@ class TuningDatabase {
         Record r;
         r.key = std::move(key);
         r.value = row.real(3);
-        r.provenance = {row.text(4), static_cast<std::size_t>(row.integer(5)), row.text(6)};
+        r.provenance = {row.text(4), static_cast<std::size_t>(row.integer(5)), row.text(6),
+                        column_timing(row, 10, bad)};
         out.emplace_back(std::move(fp), std::move(r));
       }
       out.back().second.configuration.push_back({row.text(7), column_value(row, 8, 9)});
     });
     if (!read) return read.error();
+    if (bad) return *bad;
     return out;
   }
 
@@ -382,19 +408,47 @@ class TuningDatabase {
     return check_schema(true);
   }
 
+  /// Creates the tables of a new file or migrates a version-1 one (`create`: opened for
+  /// writing), then reads the file's version into `version_`: this build's, or 1 for a file
+  /// opened read-only that was never migrated.
   Result<void> check_schema(bool create) {
     if (create) {
       auto tx = detail::sqlite::Transaction::begin(conn_);
       if (!tx) return tx.error();
-      auto r = conn_.exec(R"sql(
+      if (auto r = conn_.exec(schema_sql); !r) return r.error();
+      auto v = read_version();
+      if (!v) return v.error();
+      // Version 1 had no timing columns: add them, its rows not said (NULL). In the same
+      // transaction as the version, so a failed or concurrent migration leaves version 1 whole.
+      if (*v == "1") {
+        if (auto r = conn_.exec(migrate_1_to_2_sql); !r) return r.error();
+      }
+      if (auto c = tx->commit(); !c) return c.error();
+    }
+    auto v = read_version();
+    if (!v) return v.error();
+    if (*v == std::to_string(schema_version)) {
+      version_ = schema_version;
+    } else if (*v == "1" && !create) {
+      version_ = 1;
+    } else {
+      return make_error(Errc::unsupported_version,
+                        "tuning database '" + path() + "': schema version " + *v +
+                            ", this build reads versions 1 and " + std::to_string(schema_version));
+    }
+    return {};
+  }
+
+  static constexpr const char* schema_sql = R"sql(
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
-INSERT OR IGNORE INTO meta (name, value) VALUES ('schema_version', '1');
+INSERT OR IGNORE INTO meta (name, value) VALUES ('schema_version', '2');
 CREATE TABLE IF NOT EXISTS runs (
   id INTEGER PRIMARY KEY, problem TEXT NOT NULL, device TEXT NOT NULL,
   space_fingerprint TEXT NOT NULL, seed INTEGER NOT NULL, policy TEXT NOT NULL,
   batch_size INTEGER NOT NULL, parameters TEXT NOT NULL, started_at TEXT NOT NULL,
   finished_at TEXT, reason TEXT, evaluations INTEGER, best_value REAL, total_seconds REAL,
-  host TEXT NOT NULL, pid INTEGER NOT NULL, resumed INTEGER NOT NULL DEFAULT 0);
+  host TEXT NOT NULL, pid INTEGER NOT NULL, resumed INTEGER NOT NULL DEFAULT 0,
+  timing_kind TEXT, timing_source TEXT);
 CREATE INDEX IF NOT EXISTS runs_by_key ON runs (problem, device, space_fingerprint, seed, policy);
 CREATE TABLE IF NOT EXISTS trials (
   run_id INTEGER NOT NULL REFERENCES runs (id), evaluation INTEGER NOT NULL,
@@ -405,11 +459,19 @@ CREATE TABLE IF NOT EXISTS best (
   problem TEXT NOT NULL, device TEXT NOT NULL, space_fingerprint TEXT NOT NULL,
   configuration TEXT NOT NULL, value REAL NOT NULL, policy TEXT NOT NULL,
   evaluations INTEGER NOT NULL, timestamp TEXT NOT NULL, run_id INTEGER,
+  timing_kind TEXT, timing_source TEXT,
   PRIMARY KEY (problem, device, space_fingerprint));
-)sql");
-      if (!r) return r.error();
-      if (auto c = tx->commit(); !c) return c.error();
-    }
+)sql";
+
+  static constexpr const char* migrate_1_to_2_sql = R"sql(
+ALTER TABLE runs ADD COLUMN timing_kind TEXT;
+ALTER TABLE runs ADD COLUMN timing_source TEXT;
+ALTER TABLE best ADD COLUMN timing_kind TEXT;
+ALTER TABLE best ADD COLUMN timing_source TEXT;
+UPDATE meta SET value = '2' WHERE name = 'schema_version';
+)sql";
+
+  [[nodiscard]] Result<std::string> read_version() const {
     auto s = conn_.prepare("SELECT value FROM meta WHERE name = 'schema_version'");
     if (!s) return s.error();
     auto row = s->step();
@@ -418,12 +480,50 @@ CREATE TABLE IF NOT EXISTS best (
       return make_error(Errc::schema_error,
                         "tuning database '" + path() + "': no schema_version in table meta");
     }
-    if (s->text(0) != std::to_string(schema_version)) {
-      return make_error(Errc::unsupported_version,
-                        "tuning database '" + path() + "': schema version " + s->text(0) +
-                            ", this build reads version " + std::to_string(schema_version));
+    return s->text(0);
+  }
+
+  /// The timing columns of table `alias` in a SELECT; NULLs in a version-1 file.
+  [[nodiscard]] std::string timing_columns(const std::string& alias) const {
+    if (version_ < 2) return "NULL, NULL";
+    return alias + ".timing_kind, " + alias + ".timing_source";
+  }
+
+  /// The timing of the columns `kind` and `kind + 1` of `row`: none when NULL (not said); an
+  /// unknown kind sets `bad` (the first one seen) and reads as not said.
+  [[nodiscard]] std::optional<Timing> column_timing(const detail::sqlite::Statement& row, int kind,
+                                                    std::optional<ErrorInfo>& bad) const {
+    if (row.is_null(kind)) return std::nullopt;
+    const std::string text = row.text(kind);
+    const auto k = timing_kind_from(text);
+    if (!k) {
+      if (!bad) {
+        bad = make_error(Errc::schema_error, "tuning database '" + path() +
+                                                 "': unknown timing_kind '" + text +
+                                                 "' (expected simulated or measured)");
+      }
+      return std::nullopt;
     }
-    return {};
+    return Timing{*k, row.text(kind + 1)};
+  }
+
+  /// Binds `t` to parameters `i` (kind) and `i + 1` (source); NULLs when not said.
+  static void bind_timing(detail::sqlite::Statement& s, int i, const std::optional<Timing>& t) {
+    if (t) {
+      s.bind(i, to_string(t->kind)).bind(i + 1, std::string_view(t->source));
+    } else {
+      s.bind_null(i).bind_null(i + 1);
+    }
+  }
+
+  /// Whether `record` replaces a stored record of `stored_value` (`stored_measured`: its time
+  /// is a device's): a measured time replaces one that is not and is never replaced by one
+  /// that is not, whatever the values (a model's time is not compared with a device's);
+  /// otherwise the lower value wins.
+  static bool replaces(const Record& record, double stored_value, bool stored_measured) {
+    const bool measured = record.provenance.timing && record.provenance.timing->measured();
+    if (measured != stored_measured) return measured;
+    return record.value < stored_value;
   }
 
   [[nodiscard]] Result<std::vector<LoggedTrial>> read_trials(std::int64_t run_id) const {
@@ -510,6 +610,7 @@ CREATE TABLE IF NOT EXISTS best (
 
   detail::sqlite::Connection conn_;
   std::optional<std::int64_t> run_;
+  int version_ = schema_version;  ///< the file's schema version (1: read-only, not migrated)
 };
 
 }  // namespace aoe
