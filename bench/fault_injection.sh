@@ -14,10 +14,14 @@
 # fault_injection.short: the small model, one errno per call; fault_injection.sqlite: the
 # database without the locks, one errno per call).
 #
-#   bench/fault_injection.sh [AOE] [SHIM] [MODELS] [CHILD]
+# Last, aoe::Online's bank write (scripts/fault_injection_online.py): every call with every
+# errno, every other fault staying.
+#
+#   bench/fault_injection.sh [AOE] [SHIM] [MODELS] [CHILD] [ONLINE_CHILD]
 #
 # AOE defaults to build/ci/tools/aoe, SHIM to build/ci/tests/libaoe_fault_shim.so, CHILD to
-# build/ci/tests/aoe_test_sqlite_resume_child (its part is skipped when it was not built).
+# build/ci/tests/aoe_test_sqlite_resume_child, ONLINE_CHILD to
+# build/ci/tests/aoe_test_online_fault_child (a part is skipped when its program was not built).
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 aoe=${1:-$here/build/ci/tools/aoe}
@@ -35,5 +39,12 @@ if [ -x "$child" ]; then
     status=1
 else
   echo "bench/fault_injection.sh: no $child: the tuning database's part skipped" >&2
+fi
+online=${5:-$here/build/ci/tests/aoe_test_online_fault_child}
+if [ -x "$online" ]; then
+  python3 "$here/scripts/fault_injection_online.py" --child "$online" --shim "$shim" \
+    --every-errno || status=1
+else
+  echo "bench/fault_injection.sh: no $online: aoe::Online's part skipped" >&2
 fi
 exit $status
