@@ -3,7 +3,11 @@
 // the history to a file (atomically, through a rename) when it finishes.
 //
 //   aoe_test_sqlite_resume_child <db> <random|evolutionary> <budget> <batch> <seed> <out>
-//   [sleep_ms]
+//   [sleep_ms [problem]]
+//
+// Exits 0, 2 when the database does not open, 3 on a repository error (the run went on without
+// its log; scripts/fault_injection_sqlite.py checks these under a failing disk), 4 when the
+// history cannot be renamed into place; the message names the database.
 #include "support/landscapes.hpp"
 #include <aoe/repo/sqlite/tuning_database.hpp>
 #include <aoe/search/evolutionary.hpp>
@@ -39,7 +43,7 @@ struct SlowRunner {
 
 template <class Search>
 int run(Search search, const std::string& db_path, std::size_t budget, std::size_t batch,
-        std::uint64_t seed, const std::string& out_path, int sleep_ms) {
+        std::uint64_t seed, const std::string& out_path, int sleep_ms, const std::string& problem) {
   auto db = aoe::TuningDatabase::open(db_path);
   if (!db) {
     std::cerr << db.error().what() << '\n';
@@ -49,7 +53,7 @@ int run(Search search, const std::string& db_path, std::size_t budget, std::size
   const aoe::Space space = l.space;
   aoe::Tuner tuner(std::move(search), SlowRunner{std::move(l), sleep_ms}, std::move(*db),
                    aoe::TunerOptions{.seed = seed, .batch_size = batch});
-  const auto r = tuner.tune(space, aoe::TuningKey{"bowl", "test"}, aoe::MaxEvaluations{budget});
+  const auto r = tuner.tune(space, aoe::TuningKey{problem, "test"}, aoe::MaxEvaluations{budget});
   if (r.repository_error) {
     std::cerr << r.repository_error->what() << '\n';
     return 3;
@@ -73,7 +77,7 @@ int run(Search search, const std::string& db_path, std::size_t budget, std::size
 int main(int argc, char** argv) {
   if (argc < 7) {
     std::cerr << "usage: " << argv[0]
-              << " <db> <random|evolutionary> <budget> <batch> <seed> <out> [sleep_ms]\n";
+              << " <db> <random|evolutionary> <budget> <batch> <seed> <out> [sleep_ms [problem]]\n";
     return 1;
   }
   const std::string policy = argv[2];
@@ -81,11 +85,12 @@ int main(int argc, char** argv) {
   const auto batch = static_cast<std::size_t>(std::stoul(argv[4]));
   const auto seed = static_cast<std::uint64_t>(std::stoull(argv[5]));
   const int sleep_ms = argc > 7 ? std::stoi(argv[7]) : 2;
+  const std::string problem = argc > 8 ? argv[8] : "bowl";
   if (policy == "random") {
-    return run(aoe::RandomSearch{}, argv[1], budget, batch, seed, argv[6], sleep_ms);
+    return run(aoe::RandomSearch{}, argv[1], budget, batch, seed, argv[6], sleep_ms, problem);
   }
   if (policy == "evolutionary") {
-    return run(aoe::Evolutionary<>{}, argv[1], budget, batch, seed, argv[6], sleep_ms);
+    return run(aoe::Evolutionary<>{}, argv[1], budget, batch, seed, argv[6], sleep_ms, problem);
   }
   std::cerr << "unknown policy '" << policy << "'\n";
   return 1;

@@ -475,6 +475,7 @@ class Tuner {
       result.stored = *stored;
     } else {
       result.repository_error = stored.error();
+      r.logging = false;  // the run's log stays open: the next run resumes it and stores the best
     }
   }
 

@@ -2,6 +2,10 @@
 // calls of open, write, fsync, rename, unlink, flock and mkdir that touch files under the
 // directories of AOE_FAULT_UNDER, and makes the Nth of them fail with a chosen errno (ENOSPC,
 // EIO, EROFS, EDQUOT, EINTR, EACCES) or, for a write, write only part of what it was given.
+// Named in AOE_FAULT_CALLS, it also counts the calls SQLite writes its database through
+// (scripts/fault_injection_sqlite.py): pwrite (pwrite, pwrite64; a short pwrite writes half),
+// fdatasync, ftruncate (ftruncate, ftruncate64) and fcntl (its lock commands only: F_SETLK,
+// F_SETLKW, F_OFD_SETLK, F_OFD_SETLKW).
 // Nothing else of the process is touched: stdout, the model and every file elsewhere are not
 // counted. scripts/fault_injection.py drives it.
 //
@@ -10,13 +14,15 @@
 //   AOE_FAULT_ERRNO=<name>            ENOSPC, EIO, EROFS, EDQUOT, EINTR, EACCES or short
 //   AOE_FAULT_PERSIST=1               every counted call from the Nth on fails (a disk that
 //                                     stays full, a remount that stays read-only)
-//   AOE_FAULT_CALLS=<call>[,...]      count only these calls (default: all seven)
+//   AOE_FAULT_CALLS=<call>[,...]      count only these calls (default: the seven above; also
+//                                     pwrite, fdatasync, ftruncate, fcntl when named)
 //   AOE_FAULT_LOG=<file>              appended at exit: "calls <counted>", and one line
 //                                     "fault <n> <call> <errno name> <path>" per fault made
 //   AOE_FAULT_TRACE=1                 and one line "call <n> <call> <path>" per counted call
 //
 // The real functions are found with dlsym(RTLD_NEXT); a descriptor counts when it was opened
-// through this shim on a path that counts (write, fsync and flock take descriptors).
+// through this shim on a path that counts (write, fsync, flock, pwrite, fdatasync, ftruncate
+// and fcntl take descriptors).
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
 #endif
@@ -229,6 +235,14 @@ int fail_with_errno() {
   return -1;
 }
 
+// fcntl's third argument is an int or a pointer: passed on as the pointer-sized word it was.
+using FcntlFn = int (*)(int, int, ...);
+int fcntl_with(FcntlFn real_fcntl, int fd, int cmd, void* arg) {
+  const bool lock = cmd == F_SETLK || cmd == F_SETLKW || cmd == F_OFD_SETLK || cmd == F_OFD_SETLKW;
+  if (lock && fd_fault("fcntl", fd)) return fail_with_errno();
+  return real_fcntl(fd, cmd, arg);
+}
+
 }  // namespace
 
 extern "C" {
@@ -312,6 +326,61 @@ int unlinkat(int dirfd, const char* path, int flags) {
   const bool counts = (dirfd != AT_FDCWD && path[0] != '/') ? fd_counts(dirfd) : under_roots(path);
   if (counts && fault_now("unlink", path)) return fail_with_errno();
   return real_unlinkat(dirfd, path, flags);
+}
+
+ssize_t pwrite(int fd, const void* data, size_t size, off_t offset) {
+  static const auto real_pwrite = real<ssize_t (*)(int, const void*, size_t, off_t)>("pwrite");
+  if (fd_fault("pwrite", fd)) {
+    if (!config.short_write) return fail_with_errno();
+    return real_pwrite(fd, data, size > 1 ? size / 2 : size, offset);
+  }
+  return real_pwrite(fd, data, size, offset);
+}
+
+ssize_t pwrite64(int fd, const void* data, size_t size, off64_t offset) {
+  static const auto real_pwrite64 =
+      real<ssize_t (*)(int, const void*, size_t, off64_t)>("pwrite64");
+  if (fd_fault("pwrite", fd)) {
+    if (!config.short_write) return fail_with_errno();
+    return real_pwrite64(fd, data, size > 1 ? size / 2 : size, offset);
+  }
+  return real_pwrite64(fd, data, size, offset);
+}
+
+int fdatasync(int fd) {
+  static const auto real_fdatasync = real<int (*)(int)>("fdatasync");
+  if (fd_fault("fdatasync", fd)) return fail_with_errno();
+  return real_fdatasync(fd);
+}
+
+int ftruncate(int fd, off_t length) {
+  static const auto real_ftruncate = real<int (*)(int, off_t)>("ftruncate");
+  if (fd_fault("ftruncate", fd)) return fail_with_errno();
+  return real_ftruncate(fd, length);
+}
+
+int ftruncate64(int fd, off64_t length) {
+  static const auto real_ftruncate64 = real<int (*)(int, off64_t)>("ftruncate64");
+  if (fd_fault("ftruncate", fd)) return fail_with_errno();
+  return real_ftruncate64(fd, length);
+}
+
+int fcntl(int fd, int cmd, ...) {
+  va_list args;
+  va_start(args, cmd);
+  void* arg = va_arg(args, void*);
+  va_end(args);
+  static const auto real_fcntl = real<FcntlFn>("fcntl");
+  return fcntl_with(real_fcntl, fd, cmd, arg);
+}
+
+int fcntl64(int fd, int cmd, ...) {
+  va_list args;
+  va_start(args, cmd);
+  void* arg = va_arg(args, void*);
+  va_end(args);
+  static const auto real_fcntl64 = real<FcntlFn>("fcntl64");
+  return fcntl_with(real_fcntl64, fd, cmd, arg);
 }
 
 int mkdir(const char* path, mode_t mode) {
