@@ -7,6 +7,7 @@
 #include "aoe/experiment/problem.hpp"
 #include "aoe/experiment/results.hpp"
 #include "aoe/experiment/settings.hpp"
+#include "aoe/export/xml_text.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -21,22 +22,7 @@ namespace aoe::experiment {
 
 namespace detail {
 
-// `s` with &, <, >, " and ' escaped for SVG text and attribute values.
-inline std::string xml_escape(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (const char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
+using aoe::xml_escape;
 
 // Okabe-Ito colours (distinguishable with colour-vision deficiencies).
 inline constexpr const char* palette[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",

@@ -4,6 +4,8 @@
 #ifndef AOE_REPORT_HTML_HPP
 #define AOE_REPORT_HTML_HPP
 
+#include "aoe/export/xml_text.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -18,21 +20,7 @@
 namespace aoe::report::html {
 
 /// `s` with &, <, >, " and ' escaped for text and attribute values.
-[[nodiscard]] inline std::string escape(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (const char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
+[[nodiscard]] inline std::string escape(std::string_view s) { return xml_escape(s); }
 
 /// `v` with `digits` decimals ("-" for a non-finite value).
 [[nodiscard]] inline std::string num(double v, int digits = 3) {
