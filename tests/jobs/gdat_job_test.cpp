@@ -116,6 +116,10 @@ TEST_CASE("gdat job: the bank is added to, then hit; REPEAT_TUNE re-tunes") {
   CHECK((*stored)[0].split == first->report.result->split);
   CHECK((*stored)[0].model_hash == p.hash());
   CHECK((*stored)[0].gradient_size.size() == 25);
+  // Where the stored iteration time came from: GDAT's iteration model, read back from the file.
+  REQUIRE((*stored)[0].provenance.timing.has_value());
+  CHECK((*stored)[0].provenance.timing->kind == aoe::TimingKind::simulated);
+  CHECK((*stored)[0].provenance.timing->source == aoe::gdat_timing().source);
 
   const auto second = aoe::run_gdat(p, c, f.bank, f.options());
   REQUIRE(second.has_value());

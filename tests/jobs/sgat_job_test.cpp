@@ -306,6 +306,13 @@ TEST_CASE("sgat job: nothing faster is unsatisfied, recorded as the default, the
   const auto lines = bank.entries("Ascend910A").value();
   REQUIRE(lines.size() == 1);
   CHECK(lines[0].provenance.policy == "default");
+  // Where the stored time came from, read back from the file
+  // (docs/reports.md#simulated-or-measured).
+  REQUIRE(lines[0].provenance.timing.has_value());
+  CHECK(lines[0].provenance.timing->kind == aoe::TimingKind::simulated);
+  CHECK(lines[0].provenance.timing->source == aoe::sim::model_timing("Ascend910A").source);
+  CHECK(read(bank.file("Ascend910A")).find(R"("timing":{"kind":"simulated","source":")") !=
+        std::string::npos);
   const auto second = aoe::run_sgat(g, aoe::SimulatorBackend(soc910a()), bank, options(dir));
   REQUIRE(second.has_value());
   CHECK(second->report.subgraphs[0].outcome == aoe::SgatOutcome::hit);

@@ -297,7 +297,7 @@ struct GdatTask {
   r.by_size = s.by_size;
   r.iteration_seconds = s.seconds;
   r.default_seconds = rep.baseline.seconds;
-  r.provenance = Provenance{std::move(policy), rep.evaluations, utc_timestamp()};
+  r.provenance = Provenance{std::move(policy), rep.evaluations, utc_timestamp(), gdat_timing()};
   return r;
 }
 

@@ -10,7 +10,8 @@
 //      "openaoe": {"schema_version": 1, "model_name", "cluster": "<Cluster::signature>;
 //                  segments=<K>", "split_strategy": {"by_idx": [...], "by_size": [...]},
 //                  "iteration_time(ms)", "default_iteration_time(ms)",
-//                  "provenance": {"policy", "evaluations", "timestamp", "tool"}}}
+//                  "provenance": {"policy", "evaluations", "timestamp", "tool",
+//                                 "timing": {"kind", "source"}}}}
 // An entry is found by model hash and cluster text. Entries without "openaoe" (written by AOE)
 // are kept as they are and never used. Stores take a file lock, re-read the file, merge and
 // write it atomically (temporary file, fsync, rename), like the operator bank; a corrupt file

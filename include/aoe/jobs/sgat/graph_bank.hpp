@@ -5,7 +5,7 @@
 //    "feature": {"feature": [{"struct": [{"op", "in": [shapes], "dsize": [bytes per element]}]}]},
 //    "strategy": {"end2EndTime": <us>, "group": [{"cut", "fusionType", "scopeId", "ubPass", ...}]},
 //    "knowledge": {<parameter>: <value>}, "value": <seconds>, "signature": "<structure text>",
-//    "provenance": {"policy", "evaluations", "timestamp", "tool"}}
+//    "provenance": {"policy", "evaluations", "timestamp", "tool", "timing": {"kind", "source"}}}
 // `feature` and `strategy` are AOE's fields; `knowledge` restores the configuration, `signature`
 // tells a 64-bit key collision from a hit. The root is Environment::graph_bank_root()
 // (TUNE_BANK_PATH, ${ASCEND_CACHE_PATH}/aoe_data, ${HOME}/Ascend/latest/data/aoe/custom/graph).

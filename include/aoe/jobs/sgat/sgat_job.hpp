@@ -358,7 +358,8 @@ struct SgatWave {
                         value,
                         sgat_feature(*task.space),
                         sgat_strategy(*task.space, *timing),
-                        Provenance{std::move(policy), r.history.size(), utc_timestamp()}};
+                        Provenance{std::move(policy), r.history.size(), utc_timestamp(),
+                                   sim::model_timing(soc.name)}};
     return bank.store(soc.name, rec, plan.stale);
   };
   auto acc = account(
