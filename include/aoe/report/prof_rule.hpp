@@ -113,8 +113,9 @@ inline std::string percent_of(double part, double whole) {
            detail::number(100.0 * exposed / (r.timeline.iteration * 1e6), 1) +
            "% of the iteration); the optimum of the model's split is " +
            detail::number(r.optimum.seconds * 1e6) + " us per iteration",
-       r.strategy_source == "exact"
-           ? "the split is the model's optimum: more devices per server or a faster link hide "
+       r.result->seconds <= r.optimum.seconds * (1 + 1e-9)
+           ? "the split is already the model's optimum: more devices per server or a faster link "
+             "hide "
              "more (--cluster)"
            : "search the split again with more segments and keep the exact optimum when it is "
              "better",
