@@ -5,6 +5,7 @@
 #include "distributed.hpp"
 #include "gdat_command.hpp"
 #include "opat_command.hpp"
+#include "reports.hpp"
 #include "sgat_command.hpp"
 #include <aoe/graph/input_shape.hpp>
 #include <aoe/graph/model_format.hpp>
@@ -164,6 +165,10 @@ void add_options(CLI::App& app, CommonOptions& opt, OpatFlags& opat, SgatFlags& 
       app,
       {{"--seed", &seed_text, "seed of the search policies, an integer in [0, 2^64-1] (default 0)"},
        {"--device", &opt.device, "simulator (default) or ascend"},
+       {"--profiling_options", &opt.profiling_options,
+        "profiling's JSON, as CANN's PROFILING_OPTIONS (output, training_trace, task_trace, "
+        "hccl, aicpu, aic_metrics, fp_point, bp_point): writes msprof's files after the job "
+        "(docs/reports.md#msprof-files); wins over PROFILING_MODE and PROFILING_OPTIONS"},
        {"--measure_latency", &opt.measure_latency,
         "seconds slept per simulated measurement of operator tuning (--job_type=2), as a "
         "device's compile and run would take (docs/distributed.md); 0 to 3600 (default 0)"}});
@@ -323,6 +328,7 @@ int run(int argc, const char* const* argv, const aoe::GetEnv& getenv, std::ostre
   }
   aoe::set_max_input_bytes(env->max_input_bytes.value_or(0));
   if (const int code = check_job_flags(opt, gdat, *env, err); code != exit_success) return code;
+  if (const int code = check_profiling(opt, *env, err); code != exit_success) return code;
   auto soc = aoe::sim::Soc::builtin(opt.soc_version);
   if (!soc) {
     err << "aoe: --soc_version=" << opt.soc_version << ": " << soc.error().message << "\n";

@@ -65,6 +65,19 @@ struct CommonOptions {
   std::string device = "simulator";  ///< "simulator" or "ascend"
   std::string report = "on";   ///< --report: "on" writes the trace, op_summary and HTML report
   double measure_latency = 0;  ///< --measure_latency: seconds slept per simulated measurement
+  /// --profiling_options: profiling's JSON; given, profiling is on and PROFILING_OPTIONS is not
+  /// read (docs/cli.md#profiling).
+  std::optional<std::string> profiling_options;
+
+  /// Profiling as check_profiling resolved it (none: off): the options' JSON text and where it
+  /// came from, the output directory and the device id of the file names.
+  struct Profiling {
+    std::string text;
+    std::string source;
+    std::filesystem::path output;
+    int device = 0;
+  };
+  std::optional<Profiling> profiling;
 
   /// --search, or `job_default` when it was not given (a caller that skipped check_job_flags).
   [[nodiscard]] std::string search_or(std::string_view job_default) const {

@@ -234,7 +234,7 @@ int run_gdat_command(const CommonOptions& common, const GdatFlags& flags,
   const auto& rep = result->report;
   print_gdat_result(rep, result->result_file, verbosity, io);
   return job_finished(
-      write_gdat_reports(common, rep, result->result_file, io), rep.tuning_name,
+      write_gdat_reports(common, rep, *profile, result->result_file, io), rep.tuning_name,
       fixed(aoe::GdatReport::improvement(rep.baseline.seconds, rep.result->seconds) * 100.0, 2) +
           "%",
       exit_success, io, aoe::gdat_timing());

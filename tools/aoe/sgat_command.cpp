@@ -84,7 +84,7 @@ int run_sgat_command(const CommonOptions& common, const SgatFlags& flags,
   }
   // The figure of the result file's model_performance_improvement (truncated, as AOE prints it).
   return job_finished(
-      write_sgat_reports(common, rep, soc, result->result_file, io), rep.tuning_name,
+      write_sgat_reports(common, *graph, rep, soc, result->result_file, io), rep.tuning_name,
       aoe::sgat_percent(aoe::SgatReport::improvement(rep.baseline_ms, rep.result_ms())),
       rep.count(aoe::SgatOutcome::failed) > 0 ? exit_ops_failed : exit_success, io, timing);
 }

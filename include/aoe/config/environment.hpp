@@ -68,6 +68,11 @@ struct Environment {
   /// AOE_CUDA_DEVICE: the CUDA device, an ordinal or part of its name; unset: device 0
   /// (measure/cuda/device.hpp).
   std::optional<std::string> cuda_device;
+  /// PROFILING_MODE: true writes msprof's files after the job (docs/reports.md#msprof-files).
+  bool profiling_mode = false;
+  /// PROFILING_OPTIONS: profiling's JSON, as given (parsed by aoe/report/profiling_options.hpp;
+  /// read only when profiling is on).
+  std::optional<std::string> profiling_options;
 
   /// The custom operator bank root: TUNE_BANK_PATH, else ${ASCEND_CACHE_PATH}/aoe_data, else
   /// ${HOME}/Ascend/latest/data/aoe/custom/op (files go to <root>/<soc>/unified_bank/).
@@ -181,6 +186,18 @@ struct EnvironmentVariable {
   return {};
 }
 
+[[nodiscard]] inline Result<void> set_profiling_mode(const char* /*name*/, const std::string& text,
+                                                     Environment& env) {
+  std::string lower;
+  for (const char c : text) lower.push_back(static_cast<char>(std::tolower(c)));
+  if (lower != "true" && lower != "false") {
+    return make_error(Errc::invalid_argument,
+                      "environment variable PROFILING_MODE='" + text + "': expected true or false");
+  }
+  env.profiling_mode = lower == "true";
+  return {};
+}
+
 [[nodiscard]] inline Result<void> set_max_input_bytes(const char* /*name*/, const std::string& text,
                                                       Environment& env) {
   std::uint64_t n = 0;
@@ -222,7 +239,7 @@ template <std::optional<std::string> Environment::*Field>
 }
 
 /// AOE's variables in the order they are read (the first invalid one is the error reported).
-inline constexpr std::array<EnvironmentVariable, 15> environment_variables{{
+inline constexpr std::array<EnvironmentVariable, 17> environment_variables{{
     {"AOE_MODE", &set_aoe_mode},
     {"TUNE_BANK_PATH", &set_tune_bank_path},
     {"ASCEND_CACHE_PATH", &set_env_path<&Environment::ascend_cache_path>},
@@ -238,6 +255,8 @@ inline constexpr std::array<EnvironmentVariable, 15> environment_variables{{
     {"AOE_OPENCL_PLATFORM", &set_env_text<&Environment::opencl_platform>},
     {"AOE_OPENCL_DEVICE", &set_env_text<&Environment::opencl_device>},
     {"AOE_CUDA_DEVICE", &set_env_text<&Environment::cuda_device>},
+    {"PROFILING_MODE", &set_profiling_mode},
+    {"PROFILING_OPTIONS", &set_env_text<&Environment::profiling_options>},
 }};
 
 /// The working directory, resolved once (std::filesystem::current_path() throws when the
