@@ -38,6 +38,7 @@ trap 'rm -rf "$work"' EXIT
 cases="baseline|vector,string,map|
 search_author|aoe/space/space.hpp,aoe/vocab/trial.hpp,aoe/tuner/concepts.hpp|
 aoe.hpp|aoe.hpp|
+search.hpp|aoe/search.hpp|
 tuner_random_host|aoe/tuner/tuner.hpp,aoe/search/random_search.hpp,aoe/measure/host_runner.hpp|
 sqlite.hpp|aoe/sqlite.hpp|
 simulator.hpp|aoe/simulator.hpp|

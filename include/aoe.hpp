@@ -1,7 +1,9 @@
 // OpenAOE for a host user (docs/getting_started.md#which-header): the core (Tuner, concepts, stop
-// conditions), spaces, every search policy, the host runner, the memory repository, export and
-// observers. Included on their own: <aoe/sqlite.hpp> (the tuning database, target aoe::sqlite),
-// <aoe/simulator.hpp>, <aoe/replay.hpp>, <aoe/jobs.hpp>, and the Ascend runner
+// conditions), spaces, the search policies without a surrogate model (grid, random, annealing,
+// evolutionary) and AnySearch, the host runner, the memory repository, export and observers.
+// Included on their own: <aoe/search.hpp> (every search policy, Bayesian optimisation and the
+// ensemble with Eigen, and make_search by name), <aoe/sqlite.hpp> (the tuning database, target
+// aoe::sqlite), <aoe/simulator.hpp>, <aoe/replay.hpp>, <aoe/jobs.hpp>, and the Ascend runner
 // (aoe/measure/ascend/, needs the CANN toolkit).
 #ifndef AOE_HPP
 #define AOE_HPP
@@ -17,14 +19,7 @@
 #include "aoe/observe/csv_writer.hpp"
 #include "aoe/observe/progress.hpp"
 #include "aoe/search/any_search.hpp"
-#include "aoe/search/bayesian/acquisition.hpp"
-#include "aoe/search/bayesian/bayesian.hpp"
-#include "aoe/search/bayesian/gaussian_process.hpp"
-#include "aoe/search/bayesian/matern52.hpp"
-#include "aoe/search/bayesian/squared_exponential.hpp"
-#include "aoe/search/by_name.hpp"
 #include "aoe/search/cooling.hpp"
-#include "aoe/search/ensemble.hpp"
 #include "aoe/search/evolutionary.hpp"
 #include "aoe/search/grid_search.hpp"
 #include "aoe/search/random_search.hpp"
