@@ -43,6 +43,7 @@ aoe::Result<aoe::AscendBackend> open_backend(const AscendDeviceOptions& device,
     kernels = std::move(*loaded);
   }
   aoe::AscendOptions options{.device_id = device.device_id};
+  if (device.run_loop) options.repetitions = static_cast<std::size_t>(*device.run_loop);
   if (device.local_rank) {
     auto ranked = aoe::ascend::rank_device_options(std::move(options), *device.local_rank);
     if (!ranked) return ranked.error();
@@ -97,8 +98,9 @@ aoe::Result<NpuStep> open_npu_steps(const AscendDeviceOptions& device, const aoe
 }
 
 #if defined(AOE_WITH_MPI)
-int open_rank_npus(const boost::mpi::communicator& world, int local_rank, const aoe::GetEnv& getenv,
-                   bool verbose, std::ostream& out, std::ostream& err, NpuStep& npu) {
+int open_rank_npus(const boost::mpi::communicator& world, int local_rank,
+                   std::optional<int> run_loop, const aoe::GetEnv& getenv, bool verbose,
+                   std::ostream& out, std::ostream& err, NpuStep& npu) {
   // (opened, what: the device or the error); rank 0 opens its own in run_opat_on_ascend.
   std::pair<bool, std::string> mine{true, ""};
   if (world.rank() != 0) {
@@ -106,8 +108,9 @@ int open_rank_npus(const boost::mpi::communicator& world, int local_rank, const 
     if (!env) {
       mine = {false, env.error().message};
     } else {
-      auto opened = open_npu_steps({.device_id = env->ascend_device_id, .local_rank = local_rank},
-                                   getenv, mine.second);
+      auto opened = open_npu_steps(
+          {.device_id = env->ascend_device_id, .local_rank = local_rank, .run_loop = run_loop},
+          getenv, mine.second);
       if (opened) {
         npu = std::move(*opened);
       } else {

@@ -34,6 +34,9 @@ struct AscendDeviceOptions {
   /// Under mpirun: the node-local rank (aoe::mpi::node_rank); the device is then
   /// `device_id` + it (aoe::ascend::rank_device_options, docs/distributed.md#devices-per-rank).
   std::optional<int> local_rank{};
+  /// aoe.ini's RUN_LOOP (aoe::Environment::run_loop): timed runs per candidate
+  /// (aoe::AscendOptions::repetitions); unset: the runner's default.
+  std::optional<int> run_loop{};
 };
 
 /// Opens NPU `device.device_id` with the real AscendCL (one tuner per device: Errc::busy if
@@ -68,9 +71,10 @@ using NpuStep = std::function<aoe::StepOutcome(
 /// rank 2 = device 2: this machine has 2 Ascend device(s), ...") and every rank returns
 /// exit_device; otherwise exit_success, and rank 0 writes each rank's device to `out` when
 /// `verbose`.
+/// `run_loop`: aoe.ini's RUN_LOOP, as AscendDeviceOptions::run_loop.
 [[nodiscard]] int open_rank_npus(const boost::mpi::communicator& world, int local_rank,
-                                 const aoe::GetEnv& getenv, bool verbose, std::ostream& out,
-                                 std::ostream& err, NpuStep& npu);
+                                 std::optional<int> run_loop, const aoe::GetEnv& getenv,
+                                 bool verbose, std::ostream& out, std::ostream& err, NpuStep& npu);
 #endif
 
 }  // namespace aoe_tool

@@ -4,9 +4,11 @@
 #include "command.hpp"
 #include "distributed.hpp"
 #include "gdat_command.hpp"
+#include "model_path.hpp"
 #include "opat_command.hpp"
 #include "reports.hpp"
 #include "sgat_command.hpp"
+#include <aoe/config/aoe_ini.hpp>
 #include <aoe/graph/input_shape.hpp>
 #include <aoe/graph/model_format.hpp>
 #include <aoe/io/read_input.hpp>
@@ -19,11 +21,15 @@
 #include <charconv>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <iomanip>
+#include <optional>
 #include <ostream>
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <system_error>
+#include <utility>
 #include <variant>
 
 namespace aoe_tool {
@@ -127,6 +133,9 @@ void add_options(CLI::App& app, CommonOptions& opt, OpatFlags& opat, SgatFlags& 
       app, {{"-m,--model", &opt.model,
              "the model: an ONNX model or an OpenAOE JSON graph (docs/model_format.md); GDAT: or a "
              "gradient profile (docs/gdat.md)"},
+            {"--model_path", &opt.model_path,
+             "operator tuning: every model (*.json, *.onnx) of this directory in one job, one "
+             "bank, one result file (instead of --model)"},
             {"-j,--job_type", &opt.job_type,
              "1: subgraph tuning (SGAT), 2: operator tuning (OPAT), 4: gradient tuning (GDAT); "
              "default: AOE_MODE"},
@@ -169,6 +178,8 @@ void add_options(CLI::App& app, CommonOptions& opt, OpatFlags& opat, SgatFlags& 
         "profiling's JSON, as CANN's PROFILING_OPTIONS (output, training_trace, task_trace, "
         "hccl, aicpu, aic_metrics, fp_point, bp_point): writes msprof's files after the job "
         "(docs/reports.md#msprof-files); wins over PROFILING_MODE and PROFILING_OPTIONS"},
+       {"--aicore_num", &opt.aicore_num,
+        "operator tuning on the simulator: tune for N of the SoC's AI Cores (default: all)"},
        {"--measure_latency", &opt.measure_latency,
         "seconds slept per simulated measurement of operator tuning (--job_type=2), as a "
         "device's compile and run would take (docs/distributed.md); 0 to 3600 (default 0)"}});
@@ -216,10 +227,33 @@ int check_launch(const CommonOptions& opt, [[maybe_unused]] long ranks,
   return exit_success;
 }
 
+/// Operator tuning's own flags given to another job: exit_usage naming the flag, else
+/// exit_success.
+int check_opat_only(const CommonOptions& opt, const OpatFlags& opat, std::ostream& err) {
+  if (!opt.model_path.empty()) {
+    const char* why = opt.job_type != 2     ? "operator tuning (--job_type=2) only"
+                      : !opt.model.empty()  ? "instead of --model, not with it"
+                      : !opt.output.empty() ? "each model's tuned model goes to the workspace, "
+                                              "--output names one"
+                                            : nullptr;
+    if (why != nullptr) {
+      err << "aoe: --model_path: " << why << "\n";
+      return exit_usage;
+    }
+  }
+  if (opat.deeper_opat && opt.job_type != 2) {
+    err << "aoe: --Fdeeper_opat: a deeper search of operator tuning (--job_type=2) only, as "
+           "AOE's\n";
+    return exit_usage;
+  }
+  return exit_success;
+}
+
 /// The flags checked against each other and the environment (AOE_MODE gives the job type when
-/// --job_type does not): exit_success when all is well, else the exit code, the reason on `err`.
-int check_job_flags(CommonOptions& opt, const GdatFlags& gdat, const aoe::Environment& env,
-                    std::ostream& err) {
+/// --job_type does not), then OPAT's own (check_opat_only): exit_success when all is well, else
+/// the exit code, the reason on `err`.
+int check_job_flags(CommonOptions& opt, const OpatFlags& opat, const GdatFlags& gdat,
+                    const aoe::Environment& env, std::ostream& err) {
   if (opt.job_type == 0) {
     if (!env.aoe_mode) {
       err << "aoe: --job_type is required (1 subgraph, 2 operator or 4 gradient tuning), or "
@@ -233,7 +267,8 @@ int check_job_flags(CommonOptions& opt, const GdatFlags& gdat, const aoe::Enviro
         << ": expected 1 (subgraph), 2 (operator) or 4 (gradient) tuning\n";
     return exit_usage;
   }
-  if (opt.model.empty() && !(opt.job_type == 4 && !gdat.gradient_profile.empty())) {
+  if (opt.model.empty() && opt.model_path.empty() &&
+      !(opt.job_type == 4 && !gdat.gradient_profile.empty())) {
     err << "aoe: --model is required (gradient tuning takes --gradient_profile instead)\n";
     return exit_usage;
   }
@@ -275,7 +310,90 @@ int check_job_flags(CommonOptions& opt, const GdatFlags& gdat, const aoe::Enviro
     err << "aoe: --search=" << opt.search << ": expected one of " << known << "\n";
     return exit_usage;
   }
+  return check_opat_only(opt, opat, err);
+}
+
+/// Where a setting of aoe.ini came from, for the --log=debug line.
+const char* ini_source(bool in_file, bool in_environment) {
+  if (in_environment) return "environment";
+  return in_file ? "aoe.ini" : "default";
+}
+
+/// AOE's configuration file (docs/cli.md#aoeini): the first of aoe::aoe_ini_candidates that
+/// exists is read and laid under the environment. exit_success when all is well (or there is
+/// none); exit_usage when it cannot be read or holds a bad value, the message on `err` naming
+/// the file, the line and the key.
+int read_aoe_ini(aoe::Environment& env, const aoe::GetEnv& getenv, const CommonOptions& opt,
+                 std::ostream& out, std::ostream& err) {
+  for (const auto& file : aoe::aoe_ini_candidates(env)) {
+    std::error_code ec;
+    if (!std::filesystem::exists(file, ec)) continue;
+    auto text = aoe::detail::read_input_file(
+        file, "AOE's configuration file, KEY=VALUE lines, docs/cli.md#aoeini");
+    if (!text) {
+      err << "aoe: " << console_text(text.error().message, true) << "\n";
+      return exit_usage;
+    }
+    auto ini = aoe::parse_aoe_ini(*text, file.string());
+    const aoe::Result<void> applied =
+        ini ? aoe::apply_aoe_ini(*ini, getenv, env) : aoe::Result<void>(ini.error());
+    if (!applied) {
+      err << "aoe: " << console_text(applied.error().message, true) << "\n";
+      return exit_usage;
+    }
+    if (opt.verbosity() >= 1) {
+      for (const auto& w : ini->warnings) err << "aoe: warning: " << console_text(w) << "\n";
+    }
+    if (opt.verbosity() >= 3) {
+      const auto env_set = [&getenv](const char* name) {
+        return !getenv(name).value_or("").empty();
+      };
+      out << "aoe: " << console_text(file.string())
+          << ": TUNING_PARALLEL_NUM=" << env.tuning_parallel_num << " ("
+          << ini_source(ini->tuning_parallel_num.has_value(), env_set("TUNING_PARALLEL_NUM"))
+          << "), RUN_LOOP=" << (env.run_loop ? std::to_string(*env.run_loop) : std::string("unset"))
+          << " (" << ini_source(ini->run_loop.has_value(), false) << "), work path "
+          << console_text(env.work_path().string()) << " ("
+          << ini_source(ini->work_path.has_value(), env.ascend_work_path.has_value()) << ")\n";
+    }
+    return exit_success;
+  }
   return exit_success;
+}
+
+/// --aicore_num=N (docs/cli.md): `soc` with N of its AI Cores. exit_usage, the message naming
+/// the flag, when N is not an integer in [1, the SoC's AI Cores] or the job is not operator
+/// tuning on the simulator (the graph and gradient banks are not kept per core count).
+int apply_aicore_num(const CommonOptions& opt, aoe::sim::Soc& soc, std::ostream& err) {
+  if (opt.aicore_num.empty()) return exit_success;
+  int n = 0;
+  const char* last = opt.aicore_num.data() + opt.aicore_num.size();
+  const auto [p, ec] = std::from_chars(opt.aicore_num.data(), last, n);
+  if (ec != std::errc() || p != last || n < 1 || n > soc.cube_cores) {
+    err << "aoe: --aicore_num=" << console_text(opt.aicore_num) << ": expected an integer in [1, "
+        << soc.cube_cores << "] (the AI Cores of " << soc.name << ")\n";
+    return exit_usage;
+  }
+  if (opt.job_type != 2 || opt.device != "simulator") {
+    err << "aoe: --aicore_num: only operator tuning (--job_type=2) on the simulator "
+           "(--device=simulator) tunes for fewer AI Cores; the NPU has the cores it has, and "
+           "the subgraph and gradient banks are not kept per core count\n";
+    return exit_usage;
+  }
+  soc = soc.with_ai_cores(n);
+  return exit_success;
+}
+
+/// The SoC of --soc_version with --aicore_num applied; nothing (the reason on `err`) when
+/// either is bad.
+std::optional<aoe::sim::Soc> job_soc(const CommonOptions& opt, std::ostream& err) {
+  auto soc = aoe::sim::Soc::builtin(opt.soc_version);
+  if (!soc) {
+    err << "aoe: --soc_version=" << opt.soc_version << ": " << soc.error().message << "\n";
+    return std::nullopt;
+  }
+  if (apply_aicore_num(opt, *soc, err) != exit_success) return std::nullopt;
+  return std::move(*soc);
 }
 
 /// `code`, once stdout took everything: /dev/full or a closed pipe lost the last line (the
@@ -327,13 +445,13 @@ int run(int argc, const char* const* argv, const aoe::GetEnv& getenv, std::ostre
     return exit_environment;
   }
   aoe::set_max_input_bytes(env->max_input_bytes.value_or(0));
-  if (const int code = check_job_flags(opt, gdat, *env, err); code != exit_success) return code;
-  if (const int code = check_profiling(opt, *env, err); code != exit_success) return code;
-  auto soc = aoe::sim::Soc::builtin(opt.soc_version);
-  if (!soc) {
-    err << "aoe: --soc_version=" << opt.soc_version << ": " << soc.error().message << "\n";
-    return exit_usage;
+  if (const int code = read_aoe_ini(*env, getenv, opt, out, err); code) return code;
+  if (const int code = check_job_flags(opt, opat, gdat, *env, err); code != exit_success) {
+    return code;
   }
+  if (const int code = check_profiling(opt, *env, err); code != exit_success) return code;
+  auto soc = job_soc(opt, err);
+  if (!soc) return exit_usage;
 
   // --measure_latency slows down OPAT's simulated measurements; SGAT and GDAT score their
   // strategies without it, and the NPU takes its own time.
@@ -347,14 +465,16 @@ int run(int argc, const char* const* argv, const aoe::GetEnv& getenv, std::ostre
     switch (opt.job_type) {
       case 1: return run_sgat_command(opt, sgat, *env, *soc, job_io);
       case 4: return run_gdat_command(opt, gdat, *env, *soc, job_io);
-      default: return run_opat_command(opt, opat, *env, *soc, job_io);
+      default:
+        return opt.model_path.empty() ? run_opat_command(opt, opat, *env, *soc, job_io)
+                                      : run_model_path_command(opt, opat, *env, *soc, job_io);
     }
   };
   int code = exit_success;
 #if defined(AOE_WITH_MPI)
   if (ranks > 1) {
     bool worker = false;
-    code = run_ranks(opt, *soc, io, job, worker);
+    code = run_ranks(opt, *soc, env->run_loop, io, job, worker);
     if (worker) return code;  // its output was discarded
   } else {
     code = job(io);

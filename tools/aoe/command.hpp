@@ -50,6 +50,7 @@ void add_option_rows(CLI::App& app, std::initializer_list<OptionRow> rows);
 /// The flags every job takes (docs/cli.md), validated before a job runs.
 struct CommonOptions {
   std::string model;
+  std::string model_path;  ///< --model_path: a directory of models (OPAT); empty: --model
   int job_type = 0;
   std::string framework;    ///< 5/onnx or json; empty: the model file's content decides
   std::string input_shape;  ///< --input_shape (ONNX): "name:d0,d1,...;name2:..."
@@ -78,6 +79,8 @@ struct CommonOptions {
     int device = 0;
   };
   std::optional<Profiling> profiling;
+
+  std::string aicore_num;      ///< --aicore_num as given (parsed by cli.cpp); empty: all cores
 
   /// --search, or `job_default` when it was not given (a caller that skipped check_job_flags).
   [[nodiscard]] std::string search_or(std::string_view job_default) const {

@@ -96,7 +96,8 @@ class Worker {
 
 }  // namespace
 
-int run_ranks(const CommonOptions& common, const aoe::sim::Soc& soc, const Io& io,
+int run_ranks(const CommonOptions& common, const aoe::sim::Soc& soc,
+              [[maybe_unused]] std::optional<int> run_loop, const Io& io,
               const std::function<int(const Io&)>& job, bool& worker) {
   // MPI calls come from this thread only; the measurement threads never make any.
   static boost::mpi::environment env(boost::mpi::threading::funneled);
@@ -114,9 +115,9 @@ int run_ranks(const CommonOptions& common, const aoe::sim::Soc& soc, const Io& i
   Worker w(common, soc, io.stop);
 #if defined(AOE_WITH_ASCEND)
   if (common.device == "ascend") {  // each rank its own NPU: ASCEND_DEVICE_ID + node rank
-    const int opened =
-        open_rank_npus(world, node.rank, io.getenv != nullptr ? *io.getenv : aoe::process_getenv(),
-                       common.verbosity() >= 2, io.out, io.err, w.npu);
+    const int opened = open_rank_npus(world, node.rank, run_loop,
+                                      io.getenv != nullptr ? *io.getenv : aoe::process_getenv(),
+                                      common.verbosity() >= 2, io.out, io.err, w.npu);
     if (opened != exit_success) return opened;
   }
 #endif

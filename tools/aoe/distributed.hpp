@@ -11,6 +11,7 @@
 #include <aoe/measure/simulator/soc.hpp>
 
 #include <functional>
+#include <optional>
 #include <vector>
 
 namespace aoe_tool {
@@ -26,8 +27,10 @@ struct JobExecutors {
 
 /// Runs `job` as one of the ranks of an MPI job (`mpirun`, `srun`): starts MPI; rank 0 runs
 /// `job` with Io::executors set, the others serve its tuning steps (their output discarded) and
-/// set `worker`. Returns the exit code. Only in builds with aoe::mpi.
-[[nodiscard]] int run_ranks(const CommonOptions& common, const aoe::sim::Soc& soc, const Io& io,
+/// set `worker`. `run_loop`: aoe.ini's RUN_LOOP for each rank's NPU (--device=ascend). Returns
+/// the exit code. Only in builds with aoe::mpi.
+[[nodiscard]] int run_ranks(const CommonOptions& common, const aoe::sim::Soc& soc,
+                            std::optional<int> run_loop, const Io& io,
                             const std::function<int(const Io&)>& job, bool& worker);
 
 }  // namespace aoe_tool

@@ -3,6 +3,7 @@
 
 #include "distributed.hpp"
 #include "model_input.hpp"
+#include "model_path.hpp"
 #include "reports.hpp"
 
 #if defined(AOE_WITH_ASCEND)
@@ -19,6 +20,7 @@
 #include <boost/json/parse.hpp>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <ostream>
@@ -75,6 +77,9 @@ void add_opat_options(CLI::App& app, OpatFlags& flags) {
                          "these"}});
   app.add_flag("--Fop_format", flags.fop_format, "also tune the Format knowledge");
   app.add_flag("--Fop_impl", flags.fop_impl, "also tune the Impl knowledge (implementation mode)");
+  app.add_flag("--Fdeeper_opat", flags.deeper_opat,
+               "a deeper operator search: Schedule, Format and Impl, each with 4 times the "
+               "evaluations (several times the tuning time)");
 }
 
 namespace {
@@ -93,6 +98,21 @@ int opat_error_code(const aoe::ErrorInfo& e, bool on_ascend, const std::string& 
     }
   }
   return exit_bank;
+}
+
+/// --Fdeeper_opat (docs/cli.md#--fdeeper_opat): every knowledge kind is tuned, each with
+/// deeper_opat_factor times the evaluations and patience; AOE's warning that it costs several
+/// times the tuning time goes to `io.err` unless --log=null.
+void deepen(aoe::OpatOptions& o, const CommonOptions& common, const Io& io) {
+  o.format_tuning = true;
+  o.impl_tuning = true;
+  o.budget.evaluations *= deeper_opat_factor;
+  o.budget.patience *= deeper_opat_factor;
+  if (common.verbosity() >= 1) {
+    io.err << "aoe: warning: --Fdeeper_opat: a deeper search (Schedule, Format and Impl, "
+           << o.budget.evaluations << " evaluations per operator and kind, " << deeper_opat_factor
+           << " times the budget) takes several times the tuning time of a normal job\n";
+  }
 }
 
 /// Prints each operator as it ends (or draws the progress bar); every failure reaches stderr.
@@ -116,10 +136,37 @@ std::function<void(const aoe::OpatEvent&)> opat_progress(const CommonOptions& co
   return task_progress_callback<aoe::OpatEvent>(common, io, task, line);
 }
 
+/// The end of an OPAT job that ran: under --model_path (`shared`) its report merged into the
+/// job's one result file first (exit_bank when that fails), then the summary, the reports and
+/// the last line (job_finished).
+int opat_finished(const CommonOptions& common, const aoe::Graph& graph,
+                  const aoe::OpatJobResult& result, const aoe::Timing& backend_timing,
+                  const aoe::sim::Soc& soc, const Io& io, SharedResultFile* shared) {
+  const auto& rep = result.report;
+  const aoe::Timing timing = rep.timing.value_or(backend_timing);
+  std::filesystem::path file = result.result_file;
+  if (shared != nullptr) {
+    if (auto merged = merge_result_file(file, *shared); !merged) {
+      io.err << "aoe: --model_path: " << console_text(merged.error().message, true) << "\n";
+      return exit_bank;
+    }
+    file = shared->file;
+  }
+  if (common.verbosity() >= 1) {
+    print_job_summary(io, rep.total(), "operators", rep, rep.baseline_ms(), rep.result_ms(), file,
+                      result.tuned_model_file, timing);
+  }
+  return job_finished(
+      write_opat_reports(common, graph, rep, soc, result.result_file, io), rep.tuning_name,
+      fixed(aoe::OpatReport::improvement(rep.baseline_ms(), rep.result_ms()) * 100.0, 2) + "%",
+      rep.count(aoe::OpatOutcome::failed) > 0 ? exit_ops_failed : exit_success, io, timing);
+}
+
 }  // namespace
 
 int run_opat_command(const CommonOptions& common, const OpatFlags& flags,
-                     const aoe::Environment& env, const aoe::sim::Soc& soc, const Io& io) {
+                     const aoe::Environment& env, const aoe::sim::Soc& soc, const Io& io,
+                     SharedResultFile* shared) {
   aoe::SimulatorBackend backend(soc, common.measure_latency);
   aoe::OpatOptions o{
       .scope = backend.scope(), .format_tuning = flags.fop_format, .impl_tuning = flags.fop_impl};
@@ -128,6 +175,7 @@ int run_opat_command(const CommonOptions& common, const OpatFlags& flags,
       start_model_job(aoe::make_opat_search(common.search_or("analytic")),
                       aoe::opat_budget_preset(common.optimization_level), common, env, io, o, code);
   if (!graph) return code;
+  if (flags.deeper_opat) deepen(o, common, io);
   if (!flags.tune_ops_file.empty()) {
     if (auto r = read_tune_ops_file(flags.tune_ops_file, o); !r) {
       io.err << "aoe: " << console_text(r.error().message, true) << "\n";
@@ -155,7 +203,7 @@ int run_opat_command(const CommonOptions& common, const OpatFlags& flags,
 #if defined(AOE_WITH_ASCEND)
     if (on_ascend) {
       if (io.getenv != nullptr) catalogue = (*io.getenv)("AOE_ASCEND_KERNELS").value_or("");
-      AscendDeviceOptions device{.device_id = env.ascend_device_id};
+      AscendDeviceOptions device{.device_id = env.ascend_device_id, .run_loop = env.run_loop};
       if (io.executors != nullptr) device.local_rank = io.executors->local_rank;  // mpirun
       return run_opat_on_ascend(*graph, bank, o, device,
                                 io.getenv != nullptr ? *io.getenv : aoe::process_getenv(), io.out,
@@ -169,16 +217,7 @@ int run_opat_command(const CommonOptions& common, const OpatFlags& flags,
     return job_failed(result.error(), partial.result_file, "the operators tuned so far",
                       opat_error_code(result.error(), on_ascend, catalogue), io);
   }
-  const auto& rep = result->report;
-  const aoe::Timing timing = rep.timing.value_or(backend.timing());
-  if (common.verbosity() >= 1) {
-    print_job_summary(io, rep.total(), "operators", rep, rep.baseline_ms(), rep.result_ms(),
-                      result->result_file, result->tuned_model_file, timing);
-  }
-  return job_finished(
-      write_opat_reports(common, *graph, rep, soc, result->result_file, io), rep.tuning_name,
-      fixed(aoe::OpatReport::improvement(rep.baseline_ms(), rep.result_ms()) * 100.0, 2) + "%",
-      rep.count(aoe::OpatOutcome::failed) > 0 ? exit_ops_failed : exit_success, io, timing);
+  return opat_finished(common, *graph, *result, backend.timing(), soc, io, shared);
 }
 
 }  // namespace aoe_tool

@@ -6,6 +6,7 @@
 #include <aoe/config/environment.hpp>
 #include <aoe/measure/simulator/soc.hpp>
 
+#include <cstddef>
 #include <string>
 
 namespace CLI {
@@ -19,14 +20,23 @@ struct OpatFlags {
   std::string tune_ops_file;  ///< --tune_ops_file: JSON {"tune_ops_name": [...], ...}
   bool fop_format = false;    ///< --Fop_format: also tune the Format knowledge
   bool fop_impl = false;      ///< --Fop_impl: also tune the Impl knowledge
+  bool deeper_opat = false;   ///< --Fdeeper_opat: every kind, deeper_opat_factor x the budget
 };
+
+/// --Fdeeper_opat's budget factor: each knowledge kind of each operator gets this many times the
+/// evaluations (and the patience) of the preset or of --budget (docs/cli.md#--fdeeper_opat).
+inline constexpr std::size_t deeper_opat_factor = 4;
 
 /// Adds OPAT's flags to `app`.
 void add_opat_options(CLI::App& app, OpatFlags& flags);
 
-/// Runs OPAT; returns an ExitCode.
+struct SharedResultFile;  // model_path.hpp: --model_path's one result file
+
+/// Runs OPAT on common.model; returns an ExitCode. `shared` (--model_path): the job's report is
+/// merged into that result file (model_path.hpp), which the summary then names.
 int run_opat_command(const CommonOptions& common, const OpatFlags& flags,
-                     const aoe::Environment& env, const aoe::sim::Soc& soc, const Io& io);
+                     const aoe::Environment& env, const aoe::sim::Soc& soc, const Io& io,
+                     SharedResultFile* shared = nullptr);
 
 }  // namespace aoe_tool
 

@@ -47,6 +47,10 @@ struct Environment {
   /// ASCEND_OPP_PATH: op package root; the built-in (read-only) bank is
   /// ${ASCEND_OPP_PATH}/built-in/data/op.
   std::optional<std::filesystem::path> ascend_opp_path;
+  /// ASCEND_HOME_PATH, ASCEND_TOOLKIT_HOME: the CANN toolkit root (set by CANN's set_env.sh),
+  /// where aoe.ini is looked for (config/aoe_ini.hpp, docs/cli.md#aoeini).
+  std::optional<std::filesystem::path> ascend_home_path;
+  std::optional<std::filesystem::path> ascend_toolkit_home;
   /// HOME: for the default bank root ${HOME}/Ascend/latest/data/aoe/custom/op.
   std::optional<std::filesystem::path> home;
   /// REPEAT_TUNE: True re-tunes operators the bank already holds. Default False.
@@ -55,6 +59,12 @@ struct Environment {
   int te_parallel_compiler = 8;
   /// TUNING_PARALLEL_NUM: threads measuring the candidates of a batch, 1..64, default 8.
   int tuning_parallel_num = 8;
+  /// RUN_LOOP of aoe.ini (no environment variable): timed runs per candidate on the NPU,
+  /// 1..2048; unset: the device's default (aoe::AscendOptions::repetitions). The simulator's
+  /// times are exact and do not depend on it.
+  std::optional<int> run_loop;
+  /// WORK_PATH of aoe.ini, resolved against the working directory (apply_aoe_ini).
+  std::optional<std::filesystem::path> ini_work_path;
   /// ASCEND_DEVICE_ID: logical device id, >= 0, default 0.
   int ascend_device_id = 0;
   /// TUNE_BANK_LOCK_TIMEOUT: seconds a store waits for a bank file's lock held by another
@@ -100,10 +110,11 @@ struct Environment {
   /// The working directory, resolved once by read_environment (empty when built by hand).
   std::filesystem::path working_directory;
 
-  /// Where result files go: ASCEND_WORK_PATH, else the working directory (read_environment
-  /// resolved it; "." when this Environment was built by hand).
+  /// Where result files go: ASCEND_WORK_PATH, else aoe.ini's WORK_PATH, else the working
+  /// directory (read_environment resolved it; "." when this Environment was built by hand).
   [[nodiscard]] std::filesystem::path work_path() const {
     if (ascend_work_path) return *ascend_work_path;
+    if (ini_work_path) return *ini_work_path;
     return working_directory.empty() ? std::filesystem::path(".") : working_directory;
   }
 };
@@ -245,6 +256,8 @@ inline constexpr std::array<EnvironmentVariable, 17> environment_variables{{
     {"ASCEND_CACHE_PATH", &set_env_path<&Environment::ascend_cache_path>},
     {"ASCEND_WORK_PATH", &set_ascend_work_path},
     {"ASCEND_OPP_PATH", &set_env_path<&Environment::ascend_opp_path>},
+    {"ASCEND_HOME_PATH", &set_env_path<&Environment::ascend_home_path>},
+    {"ASCEND_TOOLKIT_HOME", &set_env_path<&Environment::ascend_toolkit_home>},
     {"HOME", &set_env_path<&Environment::home>},
     {"REPEAT_TUNE", &set_repeat_tune},
     {"TE_PARALLEL_COMPILER", &set_env_int<&Environment::te_parallel_compiler, 1, 32>},

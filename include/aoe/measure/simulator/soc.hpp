@@ -3,6 +3,7 @@
 #ifndef AOE_MEASURE_SIMULATOR_SOC_HPP
 #define AOE_MEASURE_SIMULATOR_SOC_HPP
 
+#include "aoe/core/assert.hpp"
 #include "aoe/core/error.hpp"
 #include "aoe/io/parse_json.hpp"
 #include "aoe/io/read_input.hpp"
@@ -90,6 +91,19 @@ struct Soc {
   [[nodiscard]] double effective_gm_bandwidth(int cores, double ghz) const noexcept {
     const double per_core = cores * gm_read * ghz * 1e9;
     return per_core < gm_bandwidth ? per_core : gm_bandwidth;
+  }
+
+  /// This SoC with `n` of its AI Cores (1 <= n <= cube_cores; a caller's bug otherwise), as
+  /// AOE's `--aicore_num` compiles for fewer cores: the timing model spreads blocks over `n`
+  /// cores and the spaces offer block counts up to `n`. On split parts (A2) the vector cores
+  /// keep their ratio to the cube cores (two per AI Core); the chip-level caps (gm_bandwidth,
+  /// L2) stay, since the memory does not shrink with the cores in use.
+  [[nodiscard]] Soc with_ai_cores(int n) const {
+    AOE_ASSERT(n >= 1 && n <= cube_cores, "with_ai_cores: n must be in [1, cube_cores]");
+    Soc s = *this;
+    if (s.split && s.vector_cores > 0) s.vector_cores = s.vector_cores * n / s.cube_cores;
+    s.cube_cores = n;
+    return s;
   }
 
   /// The names `builtin` knows.
