@@ -197,7 +197,8 @@ TEST_CASE("the portfolio learns to favour the acquisition whose nominees are goo
   CHECK(p.gains()[1] > p.gains()[2]);
 }
 
-TEST_CASE("Bayesian search beats random search on a kernel-like landscape") {
+TEST_CASE("Bayesian search beats random search on a kernel-like landscape" *
+          doctest::test_suite("slow")) {
   using namespace aoe;
   const auto l = test::tiled_kernel();
   const auto bo = test::fractions_of_optimum(
@@ -209,7 +210,8 @@ TEST_CASE("Bayesian search beats random search on a kernel-like landscape") {
   CHECK(test::mean(bo) > test::mean(rs));
 }
 
-TEST_CASE("Bayesian batches (constant liar) are distinct and still beat random search") {
+TEST_CASE("Bayesian batches (constant liar) are distinct and still beat random search" *
+          doctest::test_suite("slow")) {
   using namespace aoe;
   const auto l = test::tiled_kernel();
   const auto bo = test::fractions_of_optimum(
@@ -332,7 +334,8 @@ double share_next_to_best(const aoe::BayesianOptions& options, std::uint64_t see
 
 }  // namespace
 
-TEST_CASE("every other pick of Bayesian search is next to the best (local_every = 2)") {
+TEST_CASE("every other pick of Bayesian search is next to the best (local_every = 2)" *
+          doctest::test_suite("slow")) {
   using namespace aoe;
   double with = 0;
   double without = 0;

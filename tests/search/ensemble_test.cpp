@@ -144,7 +144,8 @@ TEST_CASE("members that propose known points are told the known result, not re-m
   CHECK(seen.size() == 6);
 }
 
-TEST_CASE("the ensemble beats random search on a kernel-like landscape") {
+TEST_CASE("the ensemble beats random search on a kernel-like landscape" *
+          doctest::test_suite("slow")) {
   using namespace aoe;
   const auto l = test::tiled_kernel();
   const auto en = test::fractions_of_optimum(

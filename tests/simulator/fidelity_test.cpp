@@ -202,7 +202,8 @@ TEST_CASE("tail imbalance: 33 blocks on 32 cores take two waves") {
   CHECK(t33 > 1.8 * t32);
 }
 
-TEST_CASE("the oracle beats the default heuristic on most ResNet-50 and BERT-base shapes") {
+TEST_CASE("the oracle beats the default heuristic on most ResNet-50 and BERT-base shapes" *
+          doctest::test_suite("slow")) {
   // On the inference part (Ascend310P3: 8 cores, the smallest spaces), every third ResNet-50
   // convolution and the distinct BERT-base MatMul shapes keep the test fast; validity of the
   // default for every shape on every SoC is tested in simulator_runner_test.cpp.

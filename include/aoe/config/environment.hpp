@@ -250,7 +250,7 @@ template <std::optional<std::string> Environment::*Field>
 }
 
 /// AOE's variables in the order they are read (the first invalid one is the error reported).
-inline constexpr std::array<EnvironmentVariable, 17> environment_variables{{
+inline constexpr std::array<EnvironmentVariable, 19> environment_variables{{
     {"AOE_MODE", &set_aoe_mode},
     {"TUNE_BANK_PATH", &set_tune_bank_path},
     {"ASCEND_CACHE_PATH", &set_env_path<&Environment::ascend_cache_path>},
