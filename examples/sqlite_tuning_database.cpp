@@ -80,7 +80,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s\n", table.error().what().c_str());
     return 1;
   }
-  if (auto written = table->write("trials.csv", aoe::TableFormat::csv); !written) {
+  if (auto written = aoe::write_table_file(*table, "trials.csv", aoe::TableFormat::csv); !written) {
     std::fprintf(stderr, "%s\n", written.error().what().c_str());
     return 1;
   }

@@ -3,6 +3,7 @@
 #ifndef AOE_SQLITE_HPP
 #define AOE_SQLITE_HPP
 
+#include "aoe/export/trial_table_file.hpp"
 #include "aoe/repo/sqlite/export.hpp"
 #include "aoe/repo/sqlite/tuning_database.hpp"
 

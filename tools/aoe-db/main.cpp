@@ -7,6 +7,7 @@
 //
 // Exit codes: 0 success; 1 internal error; 2 bad usage; 3 the database could not be read;
 // 4 the output could not be written.
+#include <aoe/export/trial_table_file.hpp>
 #include <aoe/repo/sqlite/export.hpp>
 #include <aoe/repo/sqlite/tuning_database.hpp>
 
@@ -112,7 +113,7 @@ int export_runs(const ExportOptions& o) {
     }
     return exit_ok;
   }
-  if (auto w = table->write(o.output, f); !w) {
+  if (auto w = aoe::write_table_file(*table, o.output, f); !w) {
     std::cerr << "aoe-db: " << w.error().message << '\n';
     return exit_output;
   }

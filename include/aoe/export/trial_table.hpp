@@ -1,11 +1,12 @@
 // aoe::TrialTable: trials as a table, one row per trial with the parameters as columns, written
 // as CSV (RFC 4180) or JSON lines for pandas, R or a spreadsheet (docs/database.md#export).
+// Written to a stream here; to a file, atomically, by aoe::write_table_file
+// (export/trial_table_file.hpp, which brings <filesystem>: not part of <aoe.hpp>).
 #ifndef AOE_EXPORT_TRIAL_TABLE_HPP
 #define AOE_EXPORT_TRIAL_TABLE_HPP
 
 #include "aoe/core/error.hpp"
 #include "aoe/export/json_text.hpp"
-#include "aoe/io/atomic_file.hpp"
 #include "aoe/space/value.hpp"
 #include "aoe/vocab/run_log.hpp"
 #include "aoe/vocab/status.hpp"
@@ -14,7 +15,6 @@
 #include <cmath>
 #include <cstddef>
 #include <ostream>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -138,14 +138,6 @@ class TrialTable {
     } else {
       write_json_lines(out);
     }
-  }
-
-  /// Writes the table to `path` atomically (aoe::write_file_atomically); the error names the
-  /// file.
-  Result<void> write(const std::string& path, TableFormat format) const {
-    std::ostringstream out;
-    write(out, format);
-    return write_file_atomically(path, out.str());
   }
 
  private:
