@@ -80,7 +80,7 @@ struct CommonOptions {
   };
   std::optional<Profiling> profiling;
 
-  std::string aicore_num;      ///< --aicore_num as given (parsed by cli.cpp); empty: all cores
+  std::string aicore_num;  ///< --aicore_num as given (parsed by cli.cpp); empty: all cores
 
   /// --search, or `job_default` when it was not given (a caller that skipped check_job_flags).
   [[nodiscard]] std::string search_or(std::string_view job_default) const {
