@@ -1,5 +1,6 @@
 // AOE's conf/aoe.ini: parsed, validated with the file, the line and the key in each message,
 // found where CANN installs it, and laid under the environment (docs/cli.md#aoeini).
+#include "support/fake_env.hpp"
 #include "support/temp_dir.hpp"
 #include <aoe/config/aoe_ini.hpp>
 
@@ -13,14 +14,6 @@
 namespace config_aoe_ini_test {  // apart from this area's other files in a unity build
 
 namespace {
-
-aoe::GetEnv fake(std::map<std::string, std::string> vars) {
-  return [vars = std::move(vars)](const char* name) -> std::optional<std::string> {
-    const auto it = vars.find(name);
-    if (it == vars.end()) return std::nullopt;
-    return it->second;
-  };
-}
 
 /// The message of parsing `text`, which must fail.
 std::string error_of(const std::string& text) {
@@ -80,17 +73,18 @@ TEST_CASE("aoe.ini: a key OpenAOE does not read is a warning, not an error") {
 }
 
 TEST_CASE("aoe.ini: looked for under ASCEND_HOME_PATH, then ASCEND_TOOLKIT_HOME") {
-  auto env = aoe::read_environment(fake({}));
+  auto env = aoe::read_environment(aoe::test::fake_env({}));
   REQUIRE(env.has_value());
   CHECK(aoe::aoe_ini_candidates(*env).empty());
-  env =
-      aoe::read_environment(fake({{"ASCEND_HOME_PATH", "/c/cann"}, {"ASCEND_TOOLKIT_HOME", "/t"}}));
+  env = aoe::read_environment(
+      aoe::test::fake_env({{"ASCEND_HOME_PATH", "/c/cann"}, {"ASCEND_TOOLKIT_HOME", "/t"}}));
   REQUIRE(env.has_value());
   const std::vector<std::filesystem::path> expected{"/c/cann/tools/aoe/conf/aoe.ini",
                                                     "/c/cann/conf/aoe.ini",
                                                     "/t/tools/aoe/conf/aoe.ini", "/t/conf/aoe.ini"};
   CHECK(aoe::aoe_ini_candidates(*env) == expected);
-  env = aoe::read_environment(fake({{"ASCEND_HOME_PATH", "/t"}, {"ASCEND_TOOLKIT_HOME", "/t"}}));
+  env = aoe::read_environment(
+      aoe::test::fake_env({{"ASCEND_HOME_PATH", "/t"}, {"ASCEND_TOOLKIT_HOME", "/t"}}));
   REQUIRE(env.has_value());
   CHECK(aoe::aoe_ini_candidates(*env).size() == 2);  // the same root once
 }
@@ -100,7 +94,7 @@ TEST_CASE("aoe.ini: environment variable > aoe.ini > default") {
   auto ini = aoe::parse_aoe_ini("TUNING_PARALLEL_NUM=3\nRUN_LOOP=7\nWORK_PATH=results/./here\n",
                                 "aoe.ini");
   REQUIRE(ini.has_value());
-  const auto getenv = fake({});
+  const auto getenv = aoe::test::fake_env({});
   auto env = aoe::read_environment(getenv);
   REQUIRE(env.has_value());
   env->working_directory = dir.path();
@@ -110,7 +104,7 @@ TEST_CASE("aoe.ini: environment variable > aoe.ini > default") {
   CHECK(env->run_loop == 7);
   CHECK(env->work_path() == dir.path() / "results" / "here");  // relative: from where aoe runs
 
-  const auto set = fake({{"TUNING_PARALLEL_NUM", "5"}, {"ASCEND_WORK_PATH", "/w"}});
+  const auto set = aoe::test::fake_env({{"TUNING_PARALLEL_NUM", "5"}, {"ASCEND_WORK_PATH", "/w"}});
   auto over = aoe::read_environment(set);
   REQUIRE(over.has_value());
   REQUIRE(aoe::apply_aoe_ini(*ini, set, *over).has_value());
@@ -129,9 +123,9 @@ TEST_CASE("aoe.ini: a WORK_PATH that names a file is an error naming its line") 
   const auto file = aoe::test::write_text(dir.path() / "not_a_dir", "x");
   auto ini = aoe::parse_aoe_ini("RUN_LOOP=3\nWORK_PATH=" + file.string() + "\n", "conf/aoe.ini");
   REQUIRE(ini.has_value());
-  auto env = aoe::read_environment(fake({}));
+  auto env = aoe::read_environment(aoe::test::fake_env({}));
   REQUIRE(env.has_value());
-  const auto r = aoe::apply_aoe_ini(*ini, fake({}), *env);
+  const auto r = aoe::apply_aoe_ini(*ini, aoe::test::fake_env({}), *env);
   REQUIRE_FALSE(r.has_value());
   CHECK(r.error().message ==
         "conf/aoe.ini:2: WORK_PATH: '" + file.string() + "': expected a directory, found a file");

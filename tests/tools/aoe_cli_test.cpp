@@ -3,6 +3,7 @@
 #include "cli.hpp"
 #include "run_aoe.hpp"
 #include "support/skip.hpp"
+#include "support/small_model.hpp"
 #include "support/spawn_aoe.hpp"
 #include "support/temp_dir.hpp"
 
@@ -27,15 +28,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
+using aoe::test::small_model;
 using aoe::test::TempDir;
 using aoe::test::write_text;
-
-const char* const small_model = R"({"format_version": 1, "name": "small",
-  "tensors": {"x": {"shape": [256, 256], "dtype": "float16"}, "w": {"shape": [256, 512], "dtype": "float16"},
-              "b": {"shape": [512], "dtype": "float16"}, "y": {"shape": [256, 512], "dtype": "float16"},
-              "z": {"shape": [256, 512], "dtype": "float16"}},
-  "nodes": [{"name": "fc/MatMul", "type": "MatMul", "inputs": ["x", "w"], "outputs": ["y"]},
-            {"name": "fc/BiasAdd", "type": "BiasAdd", "inputs": ["y", "b"], "outputs": ["z"]}]})";
 
 using Run = aoe::test::AoeRun;
 

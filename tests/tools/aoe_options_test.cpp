@@ -2,6 +2,7 @@
 // and --model_path, in-process through aoe_tool::run.
 #include "cli.hpp"
 #include "run_aoe.hpp"
+#include "support/small_model.hpp"
 #include "support/temp_dir.hpp"
 
 #include <boost/json/parse.hpp>
@@ -19,15 +20,9 @@ namespace fs = std::filesystem;
 namespace {
 
 using aoe::test::run_aoe;
+using aoe::test::small_model;
 using aoe::test::TempDir;
 using aoe::test::write_text;
-
-const char* const small_model = R"({"format_version": 1, "name": "small",
-  "tensors": {"x": {"shape": [256, 256], "dtype": "float16"}, "w": {"shape": [256, 512], "dtype": "float16"},
-              "b": {"shape": [512], "dtype": "float16"}, "y": {"shape": [256, 512], "dtype": "float16"},
-              "z": {"shape": [256, 512], "dtype": "float16"}},
-  "nodes": [{"name": "fc/MatMul", "type": "MatMul", "inputs": ["x", "w"], "outputs": ["y"]},
-            {"name": "fc/BiasAdd", "type": "BiasAdd", "inputs": ["y", "b"], "outputs": ["z"]}]})";
 
 /// The result files `aoe_result_opat_*.json` in `dir`.
 std::vector<fs::path> result_files(const fs::path& dir) {

@@ -2,6 +2,7 @@
 // PROFILING_OPTIONS and --profiling_options, each file's columns and figures against the
 // result file, the options' errors and their exit codes.
 #include "run_aoe.hpp"
+#include "support/csv.hpp"
 #include "support/temp_dir.hpp"
 
 #include <boost/json/parse.hpp>
@@ -28,40 +29,8 @@ std::string read(const fs::path& p) {
   return s.str();
 }
 
-using Table = std::vector<std::vector<std::string>>;
-
-/// RFC 4180 CSV: quoted fields may hold commas and doubled quotes.
-Table parse_csv(const std::string& text) {
-  Table rows(1);
-  std::string cell;
-  bool quoted = false;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
-        cell += '"';
-        ++i;
-      } else if (c == '"') {
-        quoted = false;
-      } else {
-        cell += c;
-      }
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      rows.back().push_back(cell);
-      cell.clear();
-    } else if (c == '\n') {
-      rows.back().push_back(cell);
-      cell.clear();
-      rows.emplace_back();
-    } else {
-      cell += c;
-    }
-  }
-  rows.pop_back();  // after the last newline
-  return rows;
-}
+using Table = aoe::test::CsvTable;
+using aoe::test::parse_csv;
 
 std::size_t column(const Table& t, const std::string& name) {
   for (std::size_t i = 0; i < t[0].size(); ++i) {

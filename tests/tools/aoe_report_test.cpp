@@ -5,6 +5,7 @@
 // renders the page without a script error, keeps a screenshot under build/, and the page shows
 // the result file's figures. --report=off writes none of them.
 #include "run_aoe.hpp"
+#include "support/csv.hpp"
 #include "support/skip.hpp"
 #include "support/temp_dir.hpp"
 #include <aoe/report/job_reports.hpp>
@@ -31,6 +32,8 @@ namespace tools_aoe_report_test {  // apart from this area's other files in a un
 namespace fs = std::filesystem;
 
 namespace {
+
+using aoe::test::parse_csv;
 
 std::string read(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -185,40 +188,6 @@ void check_trace_labels(const boost::json::object& doc, std::string_view job_cat
     ++labelled;
   }
   CHECK(labelled > 0);
-}
-
-/// RFC 4180 lines of a CSV text.
-std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
-  std::vector<std::vector<std::string>> rows;
-  std::vector<std::string> row;
-  std::string field;
-  bool quoted = false;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
-        field += '"';
-        ++i;
-      } else if (c == '"') {
-        quoted = false;
-      } else {
-        field += c;
-      }
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      row.push_back(field);
-      field.clear();
-    } else if (c == '\n') {
-      row.push_back(field);
-      field.clear();
-      rows.push_back(row);
-      row.clear();
-    } else {
-      field += c;
-    }
-  }
-  return rows;
 }
 
 /// The text of the element with this id in a DOM dump.
