@@ -449,6 +449,7 @@ int run(int argc, const char* const* argv, const aoe::GetEnv& getenv, std::ostre
   if (const int code = check_job_flags(opt, opat, gdat, *env, err); code != exit_success) {
     return code;
   }
+  if (const int code = check_sgat_only(opt, sgat, err); code != exit_success) return code;
   if (const int code = check_profiling(opt, *env, err); code != exit_success) return code;
   auto soc = job_soc(opt, err);
   if (!soc) return exit_usage;

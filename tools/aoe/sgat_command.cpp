@@ -20,9 +20,47 @@ void add_sgat_options(CLI::App& app, SgatFlags& flags) {
   app.add_flag("--Fnonhomo_split", flags.nonhomo_split,
                "subgraph tuning (job_type 1): also try slice counts that do not divide the batch "
                "(uneven slices, batch 7 -> 4 + 3)");
+  app.add_flag("--reload", flags.reload,
+               "subgraph tuning (job_type 1): continue the job of this model that was cut short "
+               "(killed, interrupted), from its checkpoint in the work directory; it ends as if "
+               "it had never stopped (docs/sgat.md#reload)");
+}
+
+int check_sgat_only(const CommonOptions& common, const SgatFlags& flags, std::ostream& err) {
+  if (flags.reload && common.job_type != 1) {
+    err << "aoe: --reload: resumes subgraph tuning (--job_type=1) only, as AOE's\n";
+    return exit_usage;
+  }
+  return exit_success;
 }
 
 namespace {
+
+/// --reload without a checkpoint of the model, said before the job: it starts afresh. A
+/// checkpoint that cannot be read is left to the job, whose error names it.
+void warn_no_checkpoint(const aoe::Graph& graph, const aoe::SgatOptions& o,
+                        const aoe::GraphBank& bank, const Io& io, int verbosity) {
+  const auto file = aoe::sgat_checkpoint_file(o.run.result_dir, graph.name);
+  auto cp = aoe::read_sgat_checkpoint(file, bank);
+  if (!cp || *cp || verbosity < 1) return;
+  io.err << "aoe: warning: --reload: no checkpoint of " << console_text(graph.name)
+         << " in the work directory (" << file.string()
+         << "): the job starts from the first subgraph\n";
+}
+
+/// What --reload continued, once the job has ended: from which subgraph, or a job that had
+/// ended already.
+void say_reloaded(const aoe::Graph& graph, const aoe::SgatOptions& o, const aoe::SgatJobResult& r,
+                  const Io& io) {
+  const auto file = aoe::sgat_checkpoint_file(o.run.result_dir, graph.name).string();
+  if (*r.resumed_from == r.subgraphs) {
+    io.out << "aoe: --reload: the job of " << file
+           << " had ended; its result file and tuned model were written again\n";
+  } else {
+    io.out << "aoe: --reload: continued " << file << " from subgraph " << *r.resumed_from + 1
+           << " of " << r.subgraphs << "\n";
+  }
+}
 
 /// Prints each subgraph as it ends (or draws the progress bar); every failure reaches stderr.
 /// A subgraph's line ends in `timing` (", simulated"), as the summary does.
@@ -46,7 +84,7 @@ std::function<void(const aoe::SgatEvent&)> sgat_progress(const CommonOptions& co
 
 int run_sgat_command(const CommonOptions& common, const SgatFlags& flags,
                      const aoe::Environment& env, const aoe::sim::Soc& soc, const Io& io) {
-  aoe::SgatOptions o{.nonhomo_split = flags.nonhomo_split};
+  aoe::SgatOptions o{.nonhomo_split = flags.nonhomo_split, .reload = flags.reload};
   int code = exit_usage;
   const auto graph =
       start_model_job(aoe::make_search(common.search_or("evolutionary")),
@@ -68,14 +106,20 @@ int run_sgat_command(const CommonOptions& common, const SgatFlags& flags,
            << " evaluations per subgraph" << (flags.nonhomo_split ? ", uneven slices allowed" : "")
            << ", graph bank " << bank.file(soc.name).string() << "\n";
   }
+  if (o.reload) warn_no_checkpoint(*graph, o, bank, io, verbosity);
   aoe::SgatJobResult partial;
   auto result = aoe::run_sgat(*graph, aoe::SimulatorBackend(soc), bank, o, &partial);
   if (shows_progress_bar(common, io.interactive)) io.out << "\n";
+  if (!result && result.error().code == aoe::make_error_code(aoe::Errc::invalid_argument)) {
+    io.err << "aoe: " << console_text(result.error().message, true) << "\n";
+    return exit_usage;  // --reload of another job's checkpoint
+  }
   if (!result) {
     // The model is loaded: what fails now is the bank or the work directory.
     return job_failed(result.error(), partial.result_file, "the subgraphs tuned so far", exit_bank,
                       io);
   }
+  if (result->resumed_from && verbosity >= 2) say_reloaded(*graph, o, *result, io);
   const auto& rep = result->report;
   const aoe::Timing timing = rep.timing.value_or(aoe::sim::model_timing(soc.name));
   if (verbosity >= 1) {

@@ -41,7 +41,10 @@ struct TaskDone {
 ///  - `run_task(t, out)`: tunes and accounts task t;
 ///  - `finished(t, out)`: task t is accounted and the result file rewritten if it asked for that
 ///    (the progress event);
-///  - `write_model(out)`: after the last write of the result file, the tuned model.
+///  - `write_model(out)`: after the last write of the result file, the tuned model;
+///  - optionally `resumed()`: the earlier run the job continues (a `const JobResume*`, null when
+///    it starts afresh; SGAT's --reload): its stamp and result file are kept, and the tasks
+///    before its first_task, which `prepare` took from it, are not run again.
 template <class S>
 concept job_schedule = requires(S& s, const S& cs, typename S::Output& out, std::size_t t) {
   { S::job } -> std::convertible_to<std::string_view>;
@@ -65,8 +68,10 @@ template <job_schedule Schedule>
                                                         const std::atomic<bool>* stop,
                                                         typename Schedule::Output* partial) {
   typename Schedule::Output out;
+  const JobResume* resume = nullptr;
+  if constexpr (requires { schedule.resumed(); }) resume = schedule.resumed();
   auto frame = start_job(out.report, std::string(schedule.name()), result_dir, Schedule::job,
-                         [&] { return schedule.check(); });
+                         resume, [&] { return schedule.check(); });
   if (!frame) return frame.error();
   out.result_file = frame->result_file();
   const auto tasks = schedule.prepare(out);
@@ -74,7 +79,8 @@ template <job_schedule Schedule>
   if (auto ok = frame->write(); !ok) return ok.error();
   const auto stopping = [stop] { return stop != nullptr && stop->load(); };
   bool interrupted = false;
-  for (std::size_t t = 0; t < *tasks && !interrupted; ++t) {
+  for (std::size_t t = resume != nullptr ? resume->first_task : 0; t < *tasks && !interrupted;
+       ++t) {
     if (schedule.stop_point(t) && stopping()) break;
     auto done = schedule.run_task(t, out);
     if (!done) return done.error();

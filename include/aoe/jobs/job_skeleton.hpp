@@ -404,6 +404,17 @@ struct JobResult {
   std::filesystem::path result_file;
 };
 
+/// Where a job that continues an earlier run of itself starts (SGAT's --reload): that run's
+/// stamp, tid and result file, which the job keeps, the tuning time it had spent, and the first
+/// task it had not done.
+struct JobResume {
+  std::string timestamp;
+  long tid = 0;
+  std::filesystem::path result_file;
+  double tuning_seconds = 0;
+  std::size_t first_task = 0;
+};
+
 /// A job's result file while it runs: named and stamped at the start, rewritten atomically
 /// (valid at every moment; not fsynced, a job rewrites it), and written durably at the end
 /// (`finish`: fsync of the file and of its directory), the same for every job. `Report` has
@@ -413,17 +424,24 @@ template <class Report>
 class JobFrame {
  public:
   /// Stamps `report` for `name`, names the result file aoe_result_<job>_... in `result_dir` and
-  /// creates that directory.
+  /// creates that directory. A job that continues an earlier run (`resume`) keeps that run's
+  /// stamp, tid, result file and tuning time.
   [[nodiscard]] static Result<JobFrame> start(Report& report, std::string name,
                                               const std::filesystem::path& result_dir,
-                                              std::string_view job) {
+                                              std::string_view job,
+                                              const JobResume* resume = nullptr) {
     report.tuning_name = std::move(name);
-    report.timestamp = aoe_timestamp();
-    report.tid = static_cast<long>(::gettid());
+    report.timestamp = resume != nullptr ? resume->timestamp : aoe_timestamp();
+    report.tid = resume != nullptr ? resume->tid : static_cast<long>(::gettid());
     const std::error_code ec = make_directories(result_dir);
     if (ec) {
       return make_error(Errc::io_error, "cannot create the work directory " + result_dir.string() +
                                             ": " + ec.message() + " (see ASCEND_WORK_PATH)");
+    }
+    if (resume != nullptr) {
+      JobFrame frame(report, resume->result_file);
+      frame.earlier_seconds_ = resume->tuning_seconds;
+      return frame;
     }
     return JobFrame(report, result_dir / detail::result_file_name(job, report.timestamp));
   }
@@ -433,6 +451,7 @@ class JobFrame {
   /// Rewrites the result file with the tuning time so far; `durable` adds the fsyncs.
   [[nodiscard]] Result<void> write(bool durable = false) const {
     report_->tuning_seconds =
+        earlier_seconds_ +
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
     return write_report(*report_, file_, durable);
   }
@@ -457,16 +476,19 @@ class JobFrame {
   Report* report_;
   std::filesystem::path file_;
   std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+  double earlier_seconds_ = 0;  ///< of the runs a resumed job continues
 };
 
-/// The start every job shares: the result file named and stamped (`JobFrame::start`), then
+/// The start every job shares: the result file named and stamped (`JobFrame::start`; `resume`:
+/// the run it continues, or null), then
 /// `checks` in order (the bank writable for what the job uses, the search name, ...), each a
 /// callable returning Result<void>: the first error stops the job before any work.
 template <class Report, class... Checks>
 [[nodiscard]] Result<JobFrame<Report>> start_job(Report& report, std::string name,
                                                  const std::filesystem::path& result_dir,
-                                                 std::string_view job, Checks&&... checks) {
-  auto frame = JobFrame<Report>::start(report, std::move(name), result_dir, job);
+                                                 std::string_view job, const JobResume* resume,
+                                                 Checks&&... checks) {
+  auto frame = JobFrame<Report>::start(report, std::move(name), result_dir, job, resume);
   if (!frame) return frame.error();
   Result<void> ok{};
   const auto check = [&](auto& c) {

@@ -21,6 +21,7 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -46,6 +47,15 @@ enum class JobOutcome : std::uint8_t {
     case JobOutcome::failed: return "failed";
   }
   return "failed";
+}
+
+/// The outcome `to_string` names `text`; none for another text.
+[[nodiscard]] constexpr std::optional<JobOutcome> job_outcome_from(std::string_view text) noexcept {
+  for (const auto o : {JobOutcome::hit, JobOutcome::add, JobOutcome::update, JobOutcome::reserved,
+                       JobOutcome::unsatisfied, JobOutcome::failed}) {
+    if (to_string(o) == text) return o;
+  }
+  return std::nullopt;
 }
 
 /// What every job's report holds first: the "basic" part of the result file and its state.

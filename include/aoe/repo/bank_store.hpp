@@ -250,6 +250,35 @@ class BankStore {
     return outcome;
   }
 
+  /// Puts the record of `key` (format.key) in `file` back as it was: `before`, or none (the
+  /// record is removed), under the file's lock with the file re-read, so that the records of
+  /// other keys, written meanwhile by another process, are kept. The format has
+  /// `erase(Contents&, key)`. Used by SGAT's --reload to undo the writes of a wave that was cut
+  /// short (docs/sgat.md#reload); nothing is written when the file already holds `before`.
+  Result<void> restore(const std::filesystem::path& file, const Format& format,
+                       const std::string& key, const std::optional<Record>& before) {
+    std::lock_guard guard(state_->mutex);
+    auto lock = lock_bank_file(file, std::string(Format::bank), access_);
+    if (!lock) return lock.error();
+    auto file_read = read(file, format);
+    if (!file_read) return file_read.error();
+    Contents& contents = file_read->contents;
+    auto old = format.text(contents, std::span<const SkippedRecord>(file_read->skipped), file);
+    if (!old) return old.error();
+    if (before) {
+      format.put(contents, *before);
+    } else {
+      format.erase(contents, key);
+    }
+    auto text = format.text(contents, std::span<const SkippedRecord>(file_read->skipped), file);
+    if (!text) return text.error();
+    if (*text != *old) {
+      if (auto ok = write_file_atomically(file, *text, durable_); !ok) return ok.error();
+    }
+    state_->cache[file] = std::move(contents);
+    return {};
+  }
+
   /// Checks before a job that `file` can be read and written: creates its directory, takes
   /// (then releases) its lock, reads it and creates (then removes) the temporary file a store
   /// writes it through, so that a directory the store could not write fails here, before any

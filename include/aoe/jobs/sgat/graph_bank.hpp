@@ -100,6 +100,10 @@ struct GraphBankFile : detail::BankFormat<std::vector<GraphBankRecord>, GraphBan
     }
     c.push_back(r);
   }
+  /// Removes the record whose key() is `k` (GraphBank::restore).
+  static void erase(Contents& c, const std::string& k) {
+    std::erase_if(c, [&](const Record& r) { return key(r) == k; });
+  }
   [[nodiscard]] static double time(const Record& r) { return r.value; }
   [[nodiscard]] static std::string name(const Record& r) { return r.repo_key; }
   [[nodiscard]] static std::string key(const Record& r) { return r.repo_key + "\n" + r.signature; }
@@ -282,6 +286,14 @@ class GraphBank {
     return store_.load(file(soc_version), format_);
   }
 
+  /// Puts the strategy of `key` on `soc_version` back as it was: `before`, or none (removed),
+  /// the other records as they are now (BankStore::restore; SGAT's --reload).
+  Result<void> restore(std::string_view soc_version, const SubgraphKey& key,
+                       const std::optional<GraphBankRecord>& before) {
+    return store_.restore(file(soc_version), format_, key.repo_key() + "\n" + key.signature,
+                          before);
+  }
+
   /// Forgets the files read so far.
   void reload() { store_.reload(); }
 
@@ -289,6 +301,25 @@ class GraphBank {
   /// not finite is an error.
   [[nodiscard]] Result<std::string> to_line(const GraphBankRecord& r) const {
     return format_.line(r, "graph bank record " + r.repo_key);
+  }
+
+  /// The record of a line written by to_line; `where` names it in an error (the file and the
+  /// field that holds the line).
+  [[nodiscard]] Result<GraphBankRecord> from_line(std::string_view line,
+                                                  const std::string& where) const {
+    std::string text = "{\"version\": \"";
+    text += graph_bank_version;
+    text += "\"}\n";
+    text += line;
+    std::vector<detail::SkippedRecord> skipped;
+    auto records = format_.parse(std::move(text), where, skipped);
+    if (!records) return records.error();
+    if (records->size() != 1) {
+      return make_error(Errc::schema_error, where +
+                                                ": expected one graph bank record with a "
+                                                "positive finite value");
+    }
+    return std::move(records->front());
   }
 
  private:

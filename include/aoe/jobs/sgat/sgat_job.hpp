@@ -14,6 +14,7 @@
 #include "aoe/jobs/job_skeleton.hpp"
 #include "aoe/jobs/parallel_measure.hpp"
 #include "aoe/jobs/sgat/graph_bank.hpp"
+#include "aoe/jobs/sgat/sgat_checkpoint.hpp"
 #include "aoe/jobs/sgat/sgat_report.hpp"
 #include "aoe/jobs/sgat/subgraph_scorer.hpp"
 #include "aoe/jobs/simulator_backend.hpp"
@@ -68,6 +69,10 @@ struct SgatOptions {
   int parallel = 8;            ///< TUNING_PARALLEL_NUM
   std::size_t batch_size = 8;  ///< strategies proposed and scored together
   std::optional<std::filesystem::path> tuned_model = std::nullopt;  ///< --output
+  /// --reload: continue the job that the checkpoint of this model in the work directory
+  /// (sgat_checkpoint_file) says was cut short; without a checkpoint the job starts afresh
+  /// (docs/sgat.md#reload).
+  bool reload = false;
   /// The work directory, whether an unsatisfied subgraph (nothing faster than the untuned
   /// graph) is recorded, the stop flag, the progress callback and where the steps run.
   JobRun<SgatEvent, SgatStepRequest, StepOutcome> run{};
@@ -77,6 +82,9 @@ struct SgatOptions {
 struct SgatJobResult : JobResult<SgatReport> {
   std::filesystem::path tuned_model_file;
   std::size_t subgraphs = 0;  ///< in the model
+  /// --reload continued a checkpoint: the first subgraph this run accounted (the model's count
+  /// when the checkpoint's job had ended); none: the job started afresh.
+  std::optional<std::size_t> resumed_from;
 };
 
 namespace detail {
@@ -428,6 +436,7 @@ struct SgatWave {
   rep.strategy = task.scorer->space().to_string(use);
   if (auto timing = task.scorer->timing(use)) {
     sgat_annotate(model_nodes, *task.space, *timing, rep.repo_key);
+    rep.values = task.scorer->space().named_values(use);
   }
   return false;
 }
@@ -463,6 +472,35 @@ struct SgatWave {
 
 namespace detail {
 
+/// What decides an SGAT job's outputs, as its checkpoint records it (check_sgat_checkpoint_job):
+/// the model (a digest of its graph and of its subgraphs' keys), the SoC, the search, its budget
+/// and seed, the flags that shape the subgraphs and their spaces, the bank and tuned model files.
+[[nodiscard]] inline boost::json::object sgat_job_identity(
+    const boost::json::object& model, const std::vector<SgatTask>& tasks, const sim::Soc& soc,
+    const GraphBank& bank, const SgatOptions& o, const std::filesystem::path& tuned) {
+  std::string keys;
+  for (const auto& t : tasks) keys += t.key.repo_key() + ",";
+  boost::json::object id;
+  id["model"] = std::to_string(fnv1a(boost::json::serialize(model)));
+  id["subgraphs"] = static_cast<std::int64_t>(tasks.size());
+  id["subgraph_keys"] = std::to_string(fnv1a(keys));
+  id["soc"] = soc.name;
+  id["search"] = o.search;
+  id["evaluations"] = static_cast<std::int64_t>(o.budget.evaluations);
+  id["patience"] = static_cast<std::int64_t>(o.budget.patience);
+  id["seed"] = std::to_string(o.seed);
+  id["repeat_tune"] = o.repeat_tune;
+  id["nonhomo_split"] = o.nonhomo_split;
+  id["max_slices"] = o.max_slices;
+  id["min_kernels"] = static_cast<std::int64_t>(o.split.min_kernels);
+  id["max_kernels"] = static_cast<std::int64_t>(o.split.max_kernels);
+  id["batch_size"] = static_cast<std::int64_t>(o.batch_size);
+  id["record_unsatisfied"] = o.run.record_unsatisfied;
+  id["graph_bank"] = bank.file(soc.name).string();
+  id["tuned_model"] = tuned.string();
+  return id;
+}
+
 /// SGAT's schedule (job_driver.hpp): the model's subgraphs in order, tuned in waves of
 /// job_wave_width (job_skeleton.hpp): a wave is planned, its steps run at once, then its
 /// subgraphs are accounted one by one. The stop flag is looked at before each wave.
@@ -472,10 +510,19 @@ class SgatSchedule {
   static constexpr std::string_view job = "sgat";
   static constexpr bool late_stop_interrupts = true;
 
-  SgatSchedule(const Graph& graph, const sim::Soc& soc, GraphBank& bank, const SgatOptions& options)
-      : graph_(graph), soc_(soc), bank_(bank), options_(options) {}
+  /// `checkpoint`: the checkpoint --reload continues (none: the job starts afresh).
+  SgatSchedule(const Graph& graph, const sim::Soc& soc, GraphBank& bank, const SgatOptions& options,
+               std::optional<SgatCheckpoint> checkpoint = std::nullopt)
+      : graph_(graph), soc_(soc), bank_(bank), options_(options), resume_(std::move(checkpoint)) {
+    if (resume_) {
+      resumed_ = JobResume{resume_->timestamp, resume_->tid, resume_->result_file,
+                           resume_->tuning_seconds, resume_->next};
+    }
+  }
 
   [[nodiscard]] const std::string& name() const { return graph_.name; }
+
+  [[nodiscard]] const JobResume* resumed() const { return resumed_ ? &*resumed_ : nullptr; }
 
   [[nodiscard]] Result<void> check() {
     if (auto s = make_search(options_.search); !s) return s.error();
@@ -491,6 +538,11 @@ class SgatSchedule {
     // The tuned model: the graph with each subgraph's strategy on its nodes.
     model_ = tuned_model_json(graph_, {});
     job_ = SgatJobState{graph_.name, {}, {}};
+    identity_ = sgat_job_identity(model_, tasks_, soc_, bank_, options_, out.tuned_model_file);
+    checkpoint_file_ = sgat_checkpoint_file(options_.run.result_dir, graph_.name);
+    if (resume_) {
+      if (auto ok = resume(out); !ok) return ok.error();
+    }
     return tasks_.size();
   }
 
@@ -498,6 +550,9 @@ class SgatSchedule {
 
   [[nodiscard]] Result<TaskDone> run_task(std::size_t i, Output& out) {
     if (i % job_wave_width == 0) {
+      // The checkpoint first, before the wave writes the bank: a job cut short in this wave is
+      // reloaded from its start, with the wave's bank records put back as they are now.
+      if (auto ok = save_checkpoint(i, out); !ok) return ok.error();
       if (auto ok = run_wave(i); !ok) return ok.error();
     }
     const auto& plan = plans_[i % job_wave_width];
@@ -517,10 +572,14 @@ class SgatSchedule {
     event(SgatEvent::Kind::finished, i, &out.report.subgraphs.back());
   }
 
+  /// The tuned model; then, when the job ended, the checkpoint says so (a reload of it writes
+  /// the same files again).
   [[nodiscard]] Result<void> write_model(const Output& out) const {
     auto text = aoe::detail::serialize_json(model_, out.tuned_model_file.string());
     if (!text) return text.error();
-    return write_tuned_model_text(out.tuned_model_file, *text);
+    if (auto ok = write_tuned_model_text(out.tuned_model_file, *text); !ok) return ok.error();
+    if (out.report.interrupted) return {};
+    return save_checkpoint(tasks_.size(), out);
   }
 
  private:
@@ -549,10 +608,80 @@ class SgatSchedule {
     return {};
   }
 
+  /// The checkpoint of the job when the subgraphs before `next` are accounted: the wave that
+  /// starts there with its keys' bank records, or, at the model's end, the finished job.
+  [[nodiscard]] Result<void> save_checkpoint(std::size_t next, const Output& out) const {
+    SgatCheckpoint cp{identity_,
+                      out.report.timestamp,
+                      out.report.tid,
+                      out.result_file,
+                      out.report.tuning_seconds,
+                      next,
+                      next == tasks_.size(),
+                      out.report.subgraphs,
+                      {job_.tuned_keys.begin(), job_.tuned_keys.end()},
+                      {job_.unsatisfied_in_job.begin(), job_.unsatisfied_in_job.end()},
+                      {}};
+    std::set<std::uint64_t> keys;
+    for (std::size_t i = next; i < std::min(tasks_.size(), next + job_wave_width); ++i) {
+      const SgatTask& t = tasks_[i];
+      if (!t.base || !keys.insert(t.key.hash).second) continue;
+      auto before = bank_.lookup(soc_.name, t.key);
+      if (!before) return before.error();
+      cp.undo.push_back({t.key, std::move(*before)});
+    }
+    return write_sgat_checkpoint(checkpoint_file_, cp, bank_);
+  }
+
+  /// Takes the checkpoint's job (--reload): checks it is this job, puts the bank records of its
+  /// next wave back as they were, and takes its subgraphs, their strategies on the tuned
+  /// model's nodes and the job's state.
+  [[nodiscard]] Result<void> resume(Output& out) {
+    const SgatCheckpoint& cp = *resume_;
+    if (auto ok = check_sgat_checkpoint_job(cp, identity_, checkpoint_file_); !ok) {
+      return ok.error();
+    }
+    if (cp.next > tasks_.size() || (cp.next % job_wave_width != 0 && cp.next != tasks_.size())) {
+      return make_error(Errc::schema_error, checkpoint_file_.string() +
+                                                ": /next: expected the first subgraph of a "
+                                                "wave of " +
+                                                std::to_string(job_wave_width) +
+                                                ", or the model's " +
+                                                std::to_string(tasks_.size()) + " subgraphs");
+    }
+    for (const auto& u : cp.undo) {
+      if (auto ok = bank_.restore(soc_.name, u.key, u.before); !ok) return ok.error();
+    }
+    auto& nodes = model_["nodes"].as_array();
+    for (std::size_t i = 0; i < cp.subgraphs.size(); ++i) {
+      const SgatSubgraphReport& s = cp.subgraphs[i];
+      if (s.values.empty() || !tasks_[i].scorer) continue;
+      std::optional<SubgraphTiming> timing;
+      if (const auto use = tasks_[i].scorer->space().find(s.values)) {
+        if (auto t = tasks_[i].scorer->timing(*use)) timing = std::move(*t);
+      }
+      if (!timing) {
+        return make_error(Errc::schema_error, checkpoint_file_.string() + ": /subgraphs/" +
+                                                  std::to_string(i) +
+                                                  "/values: not a strategy of subgraph " + s.name);
+      }
+      sgat_annotate(nodes, *tasks_[i].space, *timing, s.repo_key);
+    }
+    out.report.subgraphs = cp.subgraphs;
+    job_.tuned_keys = {cp.tuned_keys.begin(), cp.tuned_keys.end()};
+    job_.unsatisfied_in_job = {cp.unsatisfied_in_job.begin(), cp.unsatisfied_in_job.end()};
+    out.resumed_from = cp.next;
+    return {};
+  }
+
   const Graph& graph_;
   const sim::Soc& soc_;
   GraphBank& bank_;
   const SgatOptions& options_;
+  std::optional<SgatCheckpoint> resume_;
+  std::optional<JobResume> resumed_;
+  boost::json::object identity_;
+  std::filesystem::path checkpoint_file_;
   std::vector<SgatTask> tasks_;
   boost::json::object model_;
   SgatJobState job_{};
@@ -570,12 +699,21 @@ class SgatSchedule {
 /// simulator has no model for) is reported in `tuning_failed_subgraphs` and the job goes on.
 /// When `options.run.stop` is set during the job, the job ends after the current batch with the
 /// report saying "tune tuning incomplete" and returns Errc::interrupted with the result in
-/// `partial`.
+/// `partial`. At the start of every wave and at the end, the job writes its checkpoint
+/// (sgat_checkpoint.hpp); with `options.reload` a job cut short there (killed, interrupted, out
+/// of disk) goes on from that wave, and ends as if it had never stopped. A checkpoint of
+/// another job (other flags, another model) is refused (invalid_argument).
 [[nodiscard]] inline Result<SgatJobResult> run_sgat(const Graph& graph,
                                                     const SimulatorBackend& backend,
                                                     GraphBank& bank, const SgatOptions& options,
                                                     SgatJobResult* partial = nullptr) {
-  detail::SgatSchedule schedule(graph, backend.soc(), bank, options);
+  std::optional<SgatCheckpoint> checkpoint;
+  if (options.reload) {
+    auto cp = read_sgat_checkpoint(sgat_checkpoint_file(options.run.result_dir, graph.name), bank);
+    if (!cp) return cp.error();
+    checkpoint = std::move(*cp);
+  }
+  detail::SgatSchedule schedule(graph, backend.soc(), bank, options, std::move(checkpoint));
   return run_job(schedule, options.run.result_dir, options.run.stop, partial);
 }
 

@@ -21,6 +21,7 @@
 #include "aoe/core/error.hpp"
 #include "aoe/jobs/result_file.hpp"
 #include "aoe/repo/knowledge_bank.hpp"
+#include "aoe/space/value.hpp"
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
@@ -53,6 +54,9 @@ struct SgatSubgraphReport {
   std::size_t evaluations = 0;
   std::string strategy;  ///< the strategy in use, "cut=2, l2_optimize=1, ..."
   std::string error;     ///< why it failed
+  /// The strategy in use as parameter values (on the tuned model's nodes; empty: none is
+  /// applied, the subgraph failed). SGAT's checkpoint keeps it (--reload).
+  std::vector<NamedValue> values;
   [[nodiscard]] bool failed() const noexcept { return outcome == SgatOutcome::failed; }
 };
 
