@@ -8,6 +8,7 @@
 #include "opat_command.hpp"
 #include "reports.hpp"
 #include "sgat_command.hpp"
+#include "single_op.hpp"
 #include <aoe/config/aoe_ini.hpp>
 #include <aoe/graph/input_shape.hpp>
 #include <aoe/graph/model_format.hpp>
@@ -145,6 +146,7 @@ void add_options(CLI::App& app, CommonOptions& opt, OpatFlags& opat, SgatFlags& 
             {"--input_shape", &opt.input_shape,
              "ONNX: static sizes of the model's inputs, \"name:n,c,h,w;name2:...\""},
             {"--soc_version", &opt.soc_version, "the SoC to tune for (default Ascend910A)"}});
+  add_single_op_options(app, opt);
   add_opat_options(app, opat);
   add_sgat_options(app, sgat);
   add_gdat_options(app, gdat);
@@ -267,7 +269,7 @@ int check_job_flags(CommonOptions& opt, const OpatFlags& opat, const GdatFlags& 
         << ": expected 1 (subgraph), 2 (operator) or 4 (gradient) tuning\n";
     return exit_usage;
   }
-  if (opt.model.empty() && opt.model_path.empty() &&
+  if (opt.model.empty() && opt.model_path.empty() && opt.singleop.empty() &&
       !(opt.job_type == 4 && !gdat.gradient_profile.empty())) {
     err << "aoe: --model is required (gradient tuning takes --gradient_profile instead)\n";
     return exit_usage;
@@ -449,6 +451,7 @@ int run(int argc, const char* const* argv, const aoe::GetEnv& getenv, std::ostre
   if (const int code = check_job_flags(opt, opat, gdat, *env, err); code != exit_success) {
     return code;
   }
+  if (const int code = check_single_op_flags(opt, ranks, err); code != exit_success) return code;
   if (const int code = check_profiling(opt, *env, err); code != exit_success) return code;
   auto soc = job_soc(opt, err);
   if (!soc) return exit_usage;
@@ -465,9 +468,7 @@ int run(int argc, const char* const* argv, const aoe::GetEnv& getenv, std::ostre
     switch (opt.job_type) {
       case 1: return run_sgat_command(opt, sgat, *env, *soc, job_io);
       case 4: return run_gdat_command(opt, gdat, *env, *soc, job_io);
-      default:
-        return opt.model_path.empty() ? run_opat_command(opt, opat, *env, *soc, job_io)
-                                      : run_model_path_command(opt, opat, *env, *soc, job_io);
+      default: return run_opat_job(opt, opat, *env, *soc, job_io);
     }
   };
   int code = exit_success;

@@ -54,6 +54,7 @@ struct CommonOptions {
   int job_type = 0;
   std::string framework;    ///< 5/onnx or json; empty: the model file's content decides
   std::string input_shape;  ///< --input_shape (ONNX): "name:d0,d1,...;name2:..."
+  std::string singleop;     ///< --singleop: ATC's single-operator JSON, instead of --model
   std::string soc_version = "Ascend910A";
   std::string optimization_level = "O2";  ///< "O1" or "O2"
   std::string progress_bar = "on";        ///< "on" or "off"
