@@ -168,7 +168,8 @@ TEST_CASE("aoe --singleop: with another job type or a model's flags is exit 2 na
        "instead of --model or --model_path, not with them"},
       {{s, "-j2", "--output=x.json"}, "each operator's tuned model goes to the workspace"},
       {{s, "-j2", "--input_shape=x:1"}, "the operators' shapes are in the file"},
-  };
+      {{s, "-j2", "--input_shape=x:-1", "--dynamic_batch_size=1,2"},
+       "the operators' shapes are in the file"}};
   for (const auto& [args, why] : cases) {
     INFO(args.back());
     const auto r = run_aoe(args, job_env(dir));

@@ -8,6 +8,7 @@
 #include "opat_command.hpp"
 #include "reports.hpp"
 #include "sgat_command.hpp"
+#include "shape_profiles.hpp"
 #include "single_op.hpp"
 #include <aoe/config/aoe_ini.hpp>
 #include <aoe/graph/input_shape.hpp>
@@ -144,9 +145,12 @@ void add_options(CLI::App& app, CommonOptions& opt, OpatFlags& opat, SgatFlags& 
              "the model's format: 5 (ONNX) or json (OpenAOE graph); default: the file's content "
              "decides"},
             {"--input_shape", &opt.input_shape,
-             "ONNX: static sizes of the model's inputs, \"name:n,c,h,w;name2:...\""},
+             "ONNX: static sizes of the model's inputs, \"name:n,c,h,w;name2:...\"; -1 for a "
+             "dimension the shape profiles fill (--dynamic_batch_size, --dynamic_image_size, "
+             "--dynamic_dims)"},
             {"--soc_version", &opt.soc_version, "the SoC to tune for (default Ascend910A)"}});
   add_single_op_options(app, opt);
+  add_shape_profile_options(app, opt);
   add_opat_options(app, opat);
   add_sgat_options(app, sgat);
   add_gdat_options(app, gdat);
@@ -279,7 +283,7 @@ int check_job_flags(CommonOptions& opt, const OpatFlags& opat, const GdatFlags& 
     return exit_usage;
   }
   if (!opt.input_shape.empty()) {
-    if (auto s = aoe::parse_input_shape(opt.input_shape); !s) {
+    if (auto s = aoe::parse_input_shape(opt.input_shape, !profile_flag(opt).empty()); !s) {
       err << "aoe: " << s.error().message << "\n";
       return exit_usage;
     }
@@ -451,7 +455,9 @@ int run(int argc, const char* const* argv, const aoe::GetEnv& getenv, std::ostre
   if (const int code = check_job_flags(opt, opat, gdat, *env, err); code != exit_success) {
     return code;
   }
-  if (const int code = check_single_op_flags(opt, ranks, err); code != exit_success) return code;
+  for (const auto check : {check_single_op_flags, check_profile_flags}) {
+    if (const int code = check(opt, ranks, err); code != exit_success) return code;
+  }
   if (const int code = check_profiling(opt, *env, err); code != exit_success) return code;
   auto soc = job_soc(opt, err);
   if (!soc) return exit_usage;

@@ -1,6 +1,7 @@
 // `aoe --model_path=DIR`: see model_path.hpp.
 #include "model_path.hpp"
 
+#include "shape_profiles.hpp"
 #include "single_op.hpp"
 #include <aoe/io/read_input.hpp>
 #include <aoe/jobs/result_file.hpp>
@@ -105,6 +106,9 @@ int run_model_path_command(const CommonOptions& common, const OpatFlags& flags,
 int run_opat_job(const CommonOptions& common, const OpatFlags& flags, const aoe::Environment& env,
                  const aoe::sim::Soc& soc, const Io& io) {
   if (!common.singleop.empty()) return run_single_op_command(common, flags, env, soc, io);
+  if (!profile_flag(common).empty()) {
+    return run_shape_profiles_command(common, flags, env, soc, io);
+  }
   if (!common.model_path.empty()) return run_model_path_command(common, flags, env, soc, io);
   return run_opat_command(common, flags, env, soc, io);
 }

@@ -41,7 +41,7 @@ struct SharedResultFile {
     const std::filesystem::path& dir);
 
 /// Runs `count` OPAT jobs one after another as one job (--model_path's models, --singleop's
-/// operators): `run_one(i, shared)` runs the i-th (run_opat_command with
+/// operators, the shape profiles): `run_one(i, shared)` runs the i-th (run_opat_command with
 /// `shared`), each starting at least a millisecond after the one before. Returns an ExitCode:
 /// the first that is not exit_success or exit_ops_failed ends the job with it; otherwise
 /// exit_ops_failed when some had failed operators.
@@ -52,8 +52,8 @@ int run_in_one_job(std::size_t count,
 int run_model_path_command(const CommonOptions& common, const OpatFlags& flags,
                            const aoe::Environment& env, const aoe::sim::Soc& soc, const Io& io);
 
-/// Operator tuning as the flags ask: --singleop's operators, --model_path's models, or --model;
-/// returns an ExitCode.
+/// Operator tuning as the flags ask: --singleop's operators, the shape profiles of --model,
+/// --model_path's models, or --model; returns an ExitCode.
 int run_opat_job(const CommonOptions& common, const OpatFlags& flags, const aoe::Environment& env,
                  const aoe::sim::Soc& soc, const Io& io);
 

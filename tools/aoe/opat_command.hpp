@@ -35,7 +35,7 @@ struct SharedResultFile;  // model_path.hpp: --model_path's one result file
 
 /// Runs OPAT on common.model; returns an ExitCode. `shared` (--model_path): the job's report is
 /// merged into that result file (model_path.hpp), which the summary then names. `given`: this
-/// graph instead of reading common.model (a --singleop operator).
+/// graph instead of reading common.model (a --singleop operator, a shape profile).
 int run_opat_command(const CommonOptions& common, const OpatFlags& flags,
                      const aoe::Environment& env, const aoe::sim::Soc& soc, const Io& io,
                      SharedResultFile* shared = nullptr, const aoe::Graph* given = nullptr);

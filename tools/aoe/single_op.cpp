@@ -2,6 +2,7 @@
 #include "single_op.hpp"
 
 #include "model_path.hpp"
+#include "shape_profiles.hpp"
 #include <aoe/io/parse_json.hpp>
 #include <aoe/io/read_input.hpp>
 #include <aoe/op/tensor.hpp>
@@ -260,16 +261,17 @@ aoe::Result<std::vector<aoe::Graph>> parse_single_ops(std::string_view text,
 
 int check_single_op_flags(const CommonOptions& common, long ranks, std::ostream& err) {
   if (common.singleop.empty()) return exit_success;
-  const char* why = common.job_type != 2 ? "operator tuning (--job_type=2) only"
-                    : !common.model.empty() || !common.model_path.empty()
-                        ? "instead of --model or --model_path, not with them"
-                    : !common.output.empty()
-                        ? "each operator's tuned model goes to the workspace, --output names one"
-                    : !common.input_shape.empty()
-                        ? "the operators' shapes are in the file; --input_shape is for a model"
-                    : ranks > 1
-                        ? "runs in one process, not as several MPI ranks (each rank reads --model)"
-                        : nullptr;
+  const char* why =
+      common.job_type != 2 ? "operator tuning (--job_type=2) only"
+      : !common.model.empty() || !common.model_path.empty()
+          ? "instead of --model or --model_path, not with them"
+      : !common.output.empty()
+          ? "each operator's tuned model goes to the workspace, --output names one"
+      : !common.input_shape.empty() || !profile_flag(common).empty()
+          ? "the operators' shapes are in the file; --input_shape and the shape profiles are "
+            "for a model"
+      : ranks > 1 ? "runs in one process, not as several MPI ranks (each rank reads --model)"
+                  : nullptr;
   if (why == nullptr) return exit_success;
   err << "aoe: --singleop: " << why << "\n";
   return exit_usage;

@@ -36,7 +36,7 @@ void add_single_op_options(CLI::App& app, CommonOptions& opt);
                                                                     const std::string& source);
 
 /// --singleop checked against the job and the other flags (OPAT only, instead of --model and
-/// --model_path, not with --output, --input_shape or several MPI ranks):
+/// --model_path, not with --output, --input_shape, the shape profiles or several MPI ranks):
 /// exit_success, or exit_usage with the reason on `err` naming the flag.
 [[nodiscard]] int check_single_op_flags(const CommonOptions& common, long ranks, std::ostream& err);
 
