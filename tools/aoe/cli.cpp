@@ -8,6 +8,8 @@
 #include "opat_command.hpp"
 #include "reports.hpp"
 #include "sgat_command.hpp"
+#include "shape_profiles.hpp"
+#include "single_op.hpp"
 #include <aoe/config/aoe_ini.hpp>
 #include <aoe/graph/input_shape.hpp>
 #include <aoe/graph/model_format.hpp>
@@ -143,8 +145,12 @@ void add_options(CLI::App& app, CommonOptions& opt, OpatFlags& opat, SgatFlags& 
              "the model's format: 5 (ONNX) or json (OpenAOE graph); default: the file's content "
              "decides"},
             {"--input_shape", &opt.input_shape,
-             "ONNX: static sizes of the model's inputs, \"name:n,c,h,w;name2:...\""},
+             "ONNX: static sizes of the model's inputs, \"name:n,c,h,w;name2:...\"; -1 for a "
+             "dimension the shape profiles fill (--dynamic_batch_size, --dynamic_image_size, "
+             "--dynamic_dims)"},
             {"--soc_version", &opt.soc_version, "the SoC to tune for (default Ascend910A)"}});
+  add_single_op_options(app, opt);
+  add_shape_profile_options(app, opt);
   add_opat_options(app, opat);
   add_sgat_options(app, sgat);
   add_gdat_options(app, gdat);
@@ -267,7 +273,7 @@ int check_job_flags(CommonOptions& opt, const OpatFlags& opat, const GdatFlags& 
         << ": expected 1 (subgraph), 2 (operator) or 4 (gradient) tuning\n";
     return exit_usage;
   }
-  if (opt.model.empty() && opt.model_path.empty() &&
+  if (opt.model.empty() && opt.model_path.empty() && opt.singleop.empty() &&
       !(opt.job_type == 4 && !gdat.gradient_profile.empty())) {
     err << "aoe: --model is required (gradient tuning takes --gradient_profile instead)\n";
     return exit_usage;
@@ -277,7 +283,7 @@ int check_job_flags(CommonOptions& opt, const OpatFlags& opat, const GdatFlags& 
     return exit_usage;
   }
   if (!opt.input_shape.empty()) {
-    if (auto s = aoe::parse_input_shape(opt.input_shape); !s) {
+    if (auto s = aoe::parse_input_shape(opt.input_shape, !profile_flag(opt).empty()); !s) {
       err << "aoe: " << s.error().message << "\n";
       return exit_usage;
     }
@@ -450,6 +456,9 @@ int run(int argc, const char* const* argv, const aoe::GetEnv& getenv, std::ostre
     return code;
   }
   if (const int code = check_sgat_only(opt, sgat, err); code != exit_success) return code;
+  for (const auto check : {check_single_op_flags, check_profile_flags}) {
+    if (const int code = check(opt, ranks, err); code != exit_success) return code;
+  }
   if (const int code = check_profiling(opt, *env, err); code != exit_success) return code;
   auto soc = job_soc(opt, err);
   if (!soc) return exit_usage;
@@ -466,9 +475,7 @@ int run(int argc, const char* const* argv, const aoe::GetEnv& getenv, std::ostre
     switch (opt.job_type) {
       case 1: return run_sgat_command(opt, sgat, *env, *soc, job_io);
       case 4: return run_gdat_command(opt, gdat, *env, *soc, job_io);
-      default:
-        return opt.model_path.empty() ? run_opat_command(opt, opat, *env, *soc, job_io)
-                                      : run_model_path_command(opt, opat, *env, *soc, job_io);
+      default: return run_opat_job(opt, opat, *env, *soc, job_io);
     }
   };
   int code = exit_success;

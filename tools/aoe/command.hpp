@@ -54,6 +54,11 @@ struct CommonOptions {
   int job_type = 0;
   std::string framework;    ///< 5/onnx or json; empty: the model file's content decides
   std::string input_shape;  ///< --input_shape (ONNX): "name:d0,d1,...;name2:..."
+  // Operator tuning of single operators and of shape profiles (shape_profiles.hpp, single_op.hpp).
+  std::string singleop;            ///< --singleop: ATC's single-operator JSON, instead of --model
+  std::string dynamic_batch_size;  ///< --dynamic_batch_size: "1,2,4,8" (the -1 of N)
+  std::string dynamic_image_size;  ///< --dynamic_image_size: "h,w;h,w" (the -1 of H and W)
+  std::string dynamic_dims;        ///< --dynamic_dims: "d0,d1;d0,d1" (every -1, in order)
   std::string soc_version = "Ascend910A";
   std::string optimization_level = "O2";  ///< "O1" or "O2"
   std::string progress_bar = "on";        ///< "on" or "off"

@@ -32,19 +32,22 @@ namespace aoe_tool {
                                                    int& exit_code);
 
 /// The first steps of a job on a model graph (OPAT, SGAT): its budget (job_budget: `search` the
-/// policy made from --search, `preset` the level's budget), --model read as a graph, and the
-/// job's `options` filled in from the flags and the environment (set_common_options). An error
-/// is printed on `io.err` and gives nothing, the command's exit code in `exit_code`.
+/// policy made from --search, `preset` the level's budget), --model read as a graph (or a copy
+/// of `given`, a graph the command made), and the job's `options` filled in from the flags and
+/// the environment (set_common_options). An error is printed on `io.err` and gives nothing, the
+/// command's exit code in `exit_code`.
 template <class Search, class Budget, class JobOptions>
 [[nodiscard]] std::optional<aoe::Graph> start_model_job(const aoe::Result<Search>& search,
                                                         const aoe::Result<Budget>& preset,
                                                         const CommonOptions& common,
                                                         const aoe::Environment& env, const Io& io,
-                                                        JobOptions& options, int& exit_code) {
+                                                        JobOptions& options, int& exit_code,
+                                                        const aoe::Graph* given = nullptr) {
   exit_code = exit_usage;
   const auto budget = job_budget(search, preset, common, io);
   if (!budget) return std::nullopt;
-  auto graph = load_model(common, io, exit_code);
+  auto graph =
+      given != nullptr ? std::optional<aoe::Graph>(*given) : load_model(common, io, exit_code);
   if (graph) set_common_options(options, *budget, common, env, io);
   return graph;
 }

@@ -1,6 +1,8 @@
 // `aoe --model_path=DIR`: see model_path.hpp.
 #include "model_path.hpp"
 
+#include "shape_profiles.hpp"
+#include "single_op.hpp"
 #include <aoe/io/read_input.hpp>
 #include <aoe/jobs/result_file.hpp>
 
@@ -66,6 +68,22 @@ aoe::Result<std::vector<std::filesystem::path>> models_of(const std::filesystem:
   return models;
 }
 
+int run_in_one_job(std::size_t count,
+                   const std::function<int(std::size_t, SharedResultFile&)>& run_one) {
+  SharedResultFile shared;
+  int code = exit_success;
+  for (std::size_t i = 0; i < count; ++i) {
+    // Two reports of one file are told apart by their timestamp (milliseconds).
+    while (!shared.last_timestamp.empty() && aoe::aoe_timestamp() == shared.last_timestamp) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    const int c = run_one(i, shared);
+    if (c != exit_success && c != exit_ops_failed) return c;
+    if (c == exit_ops_failed) code = c;
+  }
+  return code;
+}
+
 int run_model_path_command(const CommonOptions& common, const OpatFlags& flags,
                            const aoe::Environment& env, const aoe::sim::Soc& soc, const Io& io) {
   const auto models = models_of(common.model_path);
@@ -77,21 +95,22 @@ int run_model_path_command(const CommonOptions& common, const OpatFlags& flags,
     io.out << "aoe: --model_path " << console_text(common.model_path) << ": " << models->size()
            << " models, one bank\n";
   }
-  SharedResultFile shared;
-  int code = exit_success;
-  for (const auto& model : *models) {
-    // Two reports of one file are told apart by their timestamp (milliseconds).
-    while (!shared.last_timestamp.empty() && aoe::aoe_timestamp() == shared.last_timestamp) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
+  return run_in_one_job(models->size(), [&](std::size_t i, SharedResultFile& shared) {
     CommonOptions one = common;
-    one.model = model.string();
+    one.model = (*models)[i].string();
     one.model_path.clear();
-    const int c = run_opat_command(one, flags, env, soc, io, &shared);
-    if (c != exit_success && c != exit_ops_failed) return c;
-    if (c == exit_ops_failed) code = c;
+    return run_opat_command(one, flags, env, soc, io, &shared);
+  });
+}
+
+int run_opat_job(const CommonOptions& common, const OpatFlags& flags, const aoe::Environment& env,
+                 const aoe::sim::Soc& soc, const Io& io) {
+  if (!common.singleop.empty()) return run_single_op_command(common, flags, env, soc, io);
+  if (!profile_flag(common).empty()) {
+    return run_shape_profiles_command(common, flags, env, soc, io);
   }
-  return code;
+  if (!common.model_path.empty()) return run_model_path_command(common, flags, env, soc, io);
+  return run_opat_command(common, flags, env, soc, io);
 }
 
 }  // namespace aoe_tool

@@ -12,7 +12,9 @@
 
 #include <boost/json/object.hpp>
 
+#include <cstddef>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -38,11 +40,22 @@ struct SharedResultFile {
 [[nodiscard]] aoe::Result<std::vector<std::filesystem::path>> models_of(
     const std::filesystem::path& dir);
 
-/// Runs OPAT on every model of common.model_path; returns an ExitCode: the first that is not
-/// exit_success or exit_ops_failed ends the job with it; otherwise exit_ops_failed when some
-/// model had failed operators.
+/// Runs `count` OPAT jobs one after another as one job (--model_path's models, --singleop's
+/// operators, the shape profiles): `run_one(i, shared)` runs the i-th (run_opat_command with
+/// `shared`), each starting at least a millisecond after the one before. Returns an ExitCode:
+/// the first that is not exit_success or exit_ops_failed ends the job with it; otherwise
+/// exit_ops_failed when some had failed operators.
+int run_in_one_job(std::size_t count,
+                   const std::function<int(std::size_t, SharedResultFile&)>& run_one);
+
+/// Runs OPAT on every model of common.model_path (run_in_one_job); returns an ExitCode.
 int run_model_path_command(const CommonOptions& common, const OpatFlags& flags,
                            const aoe::Environment& env, const aoe::sim::Soc& soc, const Io& io);
+
+/// Operator tuning as the flags ask: --singleop's operators, the shape profiles of --model,
+/// --model_path's models, or --model; returns an ExitCode.
+int run_opat_job(const CommonOptions& common, const OpatFlags& flags, const aoe::Environment& env,
+                 const aoe::sim::Soc& soc, const Io& io);
 
 }  // namespace aoe_tool
 

@@ -166,14 +166,14 @@ int opat_finished(const CommonOptions& common, const aoe::Graph& graph,
 
 int run_opat_command(const CommonOptions& common, const OpatFlags& flags,
                      const aoe::Environment& env, const aoe::sim::Soc& soc, const Io& io,
-                     SharedResultFile* shared) {
+                     SharedResultFile* shared, const aoe::Graph* given) {
   aoe::SimulatorBackend backend(soc, common.measure_latency);
   aoe::OpatOptions o{
       .scope = backend.scope(), .format_tuning = flags.fop_format, .impl_tuning = flags.fop_impl};
   int code = exit_usage;
-  const auto graph =
-      start_model_job(aoe::make_opat_search(common.search_or("analytic")),
-                      aoe::opat_budget_preset(common.optimization_level), common, env, io, o, code);
+  const auto graph = start_model_job(aoe::make_opat_search(common.search_or("analytic")),
+                                     aoe::opat_budget_preset(common.optimization_level), common,
+                                     env, io, o, code, given);
   if (!graph) return code;
   if (flags.deeper_opat) deepen(o, common, io);
   if (!flags.tune_ops_file.empty()) {

@@ -4,6 +4,7 @@
 
 #include "command.hpp"
 #include <aoe/config/environment.hpp>
+#include <aoe/graph/graph.hpp>
 #include <aoe/measure/simulator/soc.hpp>
 
 #include <cstddef>
@@ -33,10 +34,11 @@ void add_opat_options(CLI::App& app, OpatFlags& flags);
 struct SharedResultFile;  // model_path.hpp: --model_path's one result file
 
 /// Runs OPAT on common.model; returns an ExitCode. `shared` (--model_path): the job's report is
-/// merged into that result file (model_path.hpp), which the summary then names.
+/// merged into that result file (model_path.hpp), which the summary then names. `given`: this
+/// graph instead of reading common.model (a --singleop operator, a shape profile).
 int run_opat_command(const CommonOptions& common, const OpatFlags& flags,
                      const aoe::Environment& env, const aoe::sim::Soc& soc, const Io& io,
-                     SharedResultFile* shared = nullptr);
+                     SharedResultFile* shared = nullptr, const aoe::Graph* given = nullptr);
 
 }  // namespace aoe_tool
 

@@ -16,10 +16,18 @@ namespace aoe {
 /// The shapes given for a model's inputs, in the order given: (input name, dimensions).
 using InputShapes = std::vector<std::pair<std::string, std::vector<std::int64_t>>>;
 
+/// A dimension of `--input_shape` that a shape profile fills (ATC's -1 with --dynamic_batch_size,
+/// --dynamic_image_size or --dynamic_dims; docs/cli.md#shape-profiles).
+inline constexpr std::int64_t dynamic_dimension = -1;
+
 /// Parses `--input_shape` as AOE writes it: `name:d0,d1,...` entries separated by ';'. The
 /// name ends at the last ':' (TensorFlow names such as "input:0" keep theirs: "input:0:1,224");
 /// `name:` alone is a scalar. Every dimension is a positive integer; a name may appear once.
-[[nodiscard]] inline Result<InputShapes> parse_input_shape(std::string_view flag) {
+/// With `profiles` (a shape profile flag was given) a dimension may also be -1
+/// (dynamic_dimension), kept for the profile to fill; without, -1 is an error that names those
+/// flags.
+[[nodiscard]] inline Result<InputShapes> parse_input_shape(std::string_view flag,
+                                                           bool profiles = false) {
   InputShapes out;
   const auto bad = [&](const std::string& what) {
     return make_error(Errc::invalid_argument,
@@ -51,7 +59,12 @@ using InputShapes = std::vector<std::pair<std::string, std::vector<std::int64_t>
       const std::string_view d = list.substr(p, comma - p);
       std::int64_t v = 0;
       const auto [ptr, ec] = std::from_chars(d.data(), d.data() + d.size(), v);
-      if (d.empty() || ec != std::errc() || ptr != d.data() + d.size() || v <= 0) {
+      if (d == "-1" && !profiles) {
+        return bad("input '" + name + "', dimension " + std::to_string(dims.size()) +
+                   ": -1 (a dynamic dimension) is valid only with --dynamic_batch_size, "
+                   "--dynamic_image_size or --dynamic_dims, which give its sizes");
+      }
+      if (d.empty() || ec != std::errc() || ptr != d.data() + d.size() || (v <= 0 && d != "-1")) {
         return bad("input '" + name + "', dimension " + std::to_string(dims.size()) + ": '" +
                    std::string(d) + "' is not a positive integer (dynamic dimensions need a size)");
       }
