@@ -323,6 +323,20 @@ TEST_CASE("aoe: --model_path's errors") {
   CHECK(r.err == "aoe: --model_path: instead of --model, not with it\n");
   r = run_aoe({"--model_path=" + dir.path().string(), "--output=x.json", "-j", "2"}, {});
   CHECK(r.code == aoe_tool::exit_usage);
+  // Under mpirun each rank would read --model: refused (a build without MPI refuses any launch
+  // of several ranks, with its own message).
+  fs::create_directories(dir.path() / "bank");
+  r = run_aoe({"--model_path=" + dir.path().string(), "-j", "2"},
+              {{"OMPI_COMM_WORLD_SIZE", "2"},
+               {"OMPI_COMM_WORLD_RANK", "0"},
+               {"TUNE_BANK_PATH", (dir.path() / "bank").string()},
+               {"ASCEND_WORK_PATH", (dir.path() / "work").string()}});
+  CHECK(r.code == aoe_tool::exit_usage);
+#if defined(AOE_WITH_MPI)
+  CHECK(r.err ==
+        "aoe: --model_path: runs in one process, not as several MPI ranks (each rank "
+        "reads --model)\n");
+#endif
 }
 
 }  // namespace tools_aoe_options_test

@@ -233,6 +233,15 @@ int check_launch(const CommonOptions& opt, [[maybe_unused]] long ranks,
   return exit_success;
 }
 
+/// --model_path as one of several MPI ranks: exit_usage (each rank reads --model; one process
+/// tunes the models of a directory), else exit_success.
+int check_model_path_ranks(const CommonOptions& opt, long ranks, std::ostream& err) {
+  if (opt.model_path.empty() || ranks <= 1) return exit_success;
+  err << "aoe: --model_path: runs in one process, not as several MPI ranks (each rank reads "
+         "--model)\n";
+  return exit_usage;
+}
+
 /// Operator tuning's own flags given to another job: exit_usage naming the flag, else
 /// exit_success.
 int check_opat_only(const CommonOptions& opt, const OpatFlags& opat, std::ostream& err) {
@@ -456,7 +465,7 @@ int run(int argc, const char* const* argv, const aoe::GetEnv& getenv, std::ostre
     return code;
   }
   if (const int code = check_sgat_only(opt, sgat, err); code != exit_success) return code;
-  for (const auto check : {check_single_op_flags, check_profile_flags}) {
+  for (const auto check : {check_single_op_flags, check_profile_flags, check_model_path_ranks}) {
     if (const int code = check(opt, ranks, err); code != exit_success) return code;
   }
   if (const int code = check_profiling(opt, *env, err); code != exit_success) return code;
