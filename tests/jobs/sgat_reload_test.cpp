@@ -28,18 +28,6 @@ namespace {
 
 aoe::sim::Soc soc910a() { return aoe::sim::Soc::builtin("Ascend910A").value(); }
 
-std::string read(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-void write(const fs::path& p, const std::string& text) {
-  std::ofstream out(p, std::ios::binary | std::ios::trunc);
-  out << text;
-}
-
 aoe::Graph model() {
   return aoe::load_graph(fs::path(AOE_TESTS_SOURCE_DIR) / ".." / "examples" / "models" /
                          "resnet50.json")
@@ -56,7 +44,7 @@ aoe::SgatOptions options(const fs::path& work) {
 
 /// The bank's lines without their provenance time stamps.
 std::string bank_text(const fs::path& file) {
-  std::istringstream in(read(file));
+  std::istringstream in(aoe::test::read_text(file));
   std::string out;
   std::string line;
   while (std::getline(in, line)) {
@@ -69,7 +57,7 @@ std::string bank_text(const fs::path& file) {
 
 /// The result file without the report's key (its stamp and tid) and the tuning time.
 std::string result_text(const fs::path& file) {
-  auto v = boost::json::parse(read(file));
+  auto v = boost::json::parse(aoe::test::read_text(file));
   auto& entries = v.as_object().begin()->value().as_array();
   entries[0].as_object()["basic"].as_object().erase("tuning_time(s)");
   return boost::json::serialize(entries);
@@ -82,7 +70,8 @@ struct Outputs {
 };
 
 Outputs outputs(const aoe::GraphBank& bank, const aoe::SgatJobResult& r) {
-  return {bank_text(bank.file("Ascend910A")), result_text(r.result_file), read(r.tuned_model_file)};
+  return {bank_text(bank.file("Ascend910A")), result_text(r.result_file),
+          aoe::test::read_text(r.tuned_model_file)};
 }
 
 }  // namespace
@@ -99,7 +88,8 @@ TEST_CASE("sgat reload: cut short after any subgraph and reloaded, the job ends 
   std::map<std::size_t, std::pair<std::string, std::string>> snapshots;
   o.run.on_event = [&](const aoe::SgatEvent& e) {
     if (e.kind == aoe::SgatEvent::Kind::finished && e.index % 5 == 2) {
-      snapshots[e.index] = {read(bank.file("Ascend910A")), read(checkpoint)};
+      snapshots[e.index] = {aoe::test::read_text(bank.file("Ascend910A")),
+                            aoe::test::read_text(checkpoint)};
     }
   };
   const auto whole = aoe::run_sgat(graph, aoe::SimulatorBackend(soc), bank, o);
@@ -114,8 +104,8 @@ TEST_CASE("sgat reload: cut short after any subgraph and reloaded, the job ends 
 
   for (const auto& [index, snapshot] : snapshots) {
     CAPTURE(index);
-    write(bank.file("Ascend910A"), snapshot.first);
-    write(checkpoint, snapshot.second);
+    aoe::test::write_text(bank.file("Ascend910A"), snapshot.first);
+    aoe::test::write_text(checkpoint, snapshot.second);
     aoe::GraphBank again({.root = dir.path() / "bank"});
     auto r = options(dir.path() / "work");
     r.reload = true;
@@ -153,7 +143,7 @@ TEST_CASE("sgat reload: another job's checkpoint is refused, naming what differs
   auto o = options(dir.path() / "work");
   o.budget = {.evaluations = 4, .patience = 4};
   REQUIRE(aoe::run_sgat(graph, aoe::SimulatorBackend(soc), bank, o));
-  const std::string bank_before = read(bank.file("Ascend910A"));
+  const std::string bank_before = aoe::test::read_text(bank.file("Ascend910A"));
   o.seed = 4;
   o.reload = true;
   const auto r = aoe::run_sgat(graph, aoe::SimulatorBackend(soc), bank, o);
@@ -161,7 +151,7 @@ TEST_CASE("sgat reload: another job's checkpoint is refused, naming what differs
   CHECK(r.error().code == aoe::make_error_code(aoe::Errc::invalid_argument));
   CHECK(r.error().message.find("its seed is \"3\", this job's is \"4\"") != std::string::npos);
   CHECK(r.error().message.find("aoe_sgat_reload_resnet50.json") != std::string::npos);
-  CHECK(read(bank.file("Ascend910A")) == bank_before);  // nothing undone
+  CHECK(aoe::test::read_text(bank.file("Ascend910A")) == bank_before);  // nothing undone
 }
 
 TEST_CASE("sgat reload: a corrupt checkpoint names the file and the field; none starts afresh") {
@@ -177,19 +167,19 @@ TEST_CASE("sgat reload: a corrupt checkpoint names the file and the field; none 
   REQUIRE(fresh);
   CHECK_FALSE(fresh->resumed_from);
   const fs::path checkpoint = aoe::sgat_checkpoint_file(o.run.result_dir, graph.name);
-  auto v = boost::json::parse(read(checkpoint));
+  auto v = boost::json::parse(aoe::test::read_text(checkpoint));
   v.as_object()["subgraphs"].as_array()[1].as_object()["after_ms"] = "fast";
-  write(checkpoint, boost::json::serialize(v));
+  aoe::test::write_text(checkpoint, boost::json::serialize(v));
   auto r = aoe::run_sgat(graph, aoe::SimulatorBackend(soc), bank, o);
   REQUIRE_FALSE(r);
   CHECK(r.error().message.find(checkpoint.string() +
                                ": /subgraphs/1/after_ms: expected a number") != std::string::npos);
-  write(checkpoint, "{\"version\": 1, \"job\": {}");
+  aoe::test::write_text(checkpoint, "{\"version\": 1, \"job\": {}");
   r = aoe::run_sgat(graph, aoe::SimulatorBackend(soc), bank, o);
   REQUIRE_FALSE(r);
   CHECK(r.error().message.find(checkpoint.string()) != std::string::npos);
   v.as_object()["version"] = 2;
-  write(checkpoint, boost::json::serialize(v));
+  aoe::test::write_text(checkpoint, boost::json::serialize(v));
   r = aoe::run_sgat(graph, aoe::SimulatorBackend(soc), bank, o);
   REQUIRE_FALSE(r);
   CHECK(r.error().message.find("/version: 2, and this build reads SGAT checkpoints of version 1") !=
@@ -209,16 +199,16 @@ TEST_CASE("sgat bank: restore puts a record back or removes it, keeping the othe
   b.repo_key = std::to_string(aoe::subgraph_key_hash("b"));
   b.signature = "b";
   REQUIRE(bank.store("Ascend910A", a));
-  const std::string only_a = read(bank.file("Ascend910A"));
+  const std::string only_a = aoe::test::read_text(bank.file("Ascend910A"));
   REQUIRE(bank.store("Ascend910A", b));
   const aoe::SubgraphKey kb{"b", aoe::subgraph_key_hash("b")};
   REQUIRE(bank.restore("Ascend910A", kb, std::nullopt));
-  CHECK(read(bank.file("Ascend910A")) == only_a);
+  CHECK(aoe::test::read_text(bank.file("Ascend910A")) == only_a);
   aoe::GraphBankRecord faster = a;
   faster.value = 1e-3;
   REQUIRE(bank.store("Ascend910A", faster));
   REQUIRE(bank.restore("Ascend910A", {"a", aoe::subgraph_key_hash("a")}, a));
-  CHECK(read(bank.file("Ascend910A")) == only_a);
+  CHECK(aoe::test::read_text(bank.file("Ascend910A")) == only_a);
   const auto line = bank.to_line(a).value();
   const auto back = bank.from_line(line, "here").value();
   CHECK(bank.to_line(back).value() == line);

@@ -40,19 +40,13 @@ std::vector<std::string> args(const std::string& model, std::vector<std::string>
   return a;
 }
 
-std::string read(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 /// The result file named on stdout, without its report key and tuning time.
 std::string result_of(const std::string& out) {
   const auto at = out.find("aoe: result file ");
   REQUIRE(at != std::string::npos);
   const auto start = at + std::string("aoe: result file ").size();
-  auto v = boost::json::parse(read(out.substr(start, out.find('\n', start) - start)));
+  auto v =
+      boost::json::parse(aoe::test::read_text(out.substr(start, out.find('\n', start) - start)));
   auto& entries = v.as_object().begin()->value().as_array();
   entries[0].as_object()["basic"].as_object().erase("tuning_time(s)");
   return boost::json::serialize(entries);
@@ -76,7 +70,7 @@ TEST_CASE("aoe --reload: without a checkpoint, and after the job ended, the same
 
   // The job has ended: a reload says so and writes the same files again.
   const fs::path checkpoint = dir.path() / "work" / "aoe_sgat_reload_resnet50.json";
-  REQUIRE(boost::json::parse(read(checkpoint)).as_object()["finished"].as_bool());
+  REQUIRE(boost::json::parse(aoe::test::read_text(checkpoint)).as_object()["finished"].as_bool());
   const auto done = aoe::test::run_aoe(args("resnet50", {"--reload"}), env);
   REQUIRE(done.code == aoe_tool::exit_success);
   CHECK(done.out.find("aoe: --reload: the job of " + checkpoint.string() +
