@@ -10,9 +10,11 @@
 
 #include <CLI/App.hpp>
 
+#include <filesystem>
 #include <functional>
 #include <ostream>
 #include <string>
+#include <system_error>
 
 namespace aoe_tool {
 
@@ -37,12 +39,12 @@ int check_sgat_only(const CommonOptions& common, const SgatFlags& flags, std::os
 namespace {
 
 /// --reload without a checkpoint of the model, said before the job: it starts afresh. A
-/// checkpoint that cannot be read is left to the job, whose error names it.
-void warn_no_checkpoint(const aoe::Graph& graph, const aoe::SgatOptions& o,
-                        const aoe::GraphBank& bank, const Io& io, int verbosity) {
+/// checkpoint that is there is read by the job, whose error names it when it cannot be.
+void warn_no_checkpoint(const aoe::Graph& graph, const aoe::SgatOptions& o, const Io& io,
+                        int verbosity) {
   const auto file = aoe::sgat_checkpoint_file(o.run.result_dir, graph.name);
-  auto cp = aoe::read_sgat_checkpoint(file, bank);
-  if (!cp || *cp || verbosity < 1) return;
+  std::error_code ec;
+  if (verbosity < 1 || std::filesystem::exists(file, ec) || ec) return;
   io.err << "aoe: warning: --reload: no checkpoint of " << console_text(graph.name)
          << " in the work directory (" << file.string()
          << "): the job starts from the first subgraph\n";
@@ -106,7 +108,7 @@ int run_sgat_command(const CommonOptions& common, const SgatFlags& flags,
            << " evaluations per subgraph" << (flags.nonhomo_split ? ", uneven slices allowed" : "")
            << ", graph bank " << bank.file(soc.name).string() << "\n";
   }
-  if (o.reload) warn_no_checkpoint(*graph, o, bank, io, verbosity);
+  if (o.reload) warn_no_checkpoint(*graph, o, io, verbosity);
   aoe::SgatJobResult partial;
   auto result = aoe::run_sgat(*graph, aoe::SimulatorBackend(soc), bank, o, &partial);
   if (shows_progress_bar(common, io.interactive)) io.out << "\n";
