@@ -115,6 +115,9 @@ function(aoe_mpi_add_tests tests_dir sources)
              WORKING_DIRECTORY "${_workdir}")
     set_tests_properties(mpi.tools mpi.faults PROPERTIES LABELS mpi TIMEOUT ${AOE_TEST_TIMEOUT}
                          SKIP_RETURN_CODE 77 ENVIRONMENT "${AOE_MPI_TEST_ENVIRONMENT}")
+    # The longest case (four jobs under mpirun, about 30 s, mostly waiting on them): ctest
+    # starts it early, so that it does not end the run alone.
+    set_tests_properties(mpi.faults PROPERTIES COST 50)
   else()
     add_test(NAME mpi.unavailable COMMAND "${CMAKE_COMMAND}" -E echo
                   "Boost.MPI/MPI (libboost-mpi1.81-dev, libopenmpi-dev) not found at configure time")

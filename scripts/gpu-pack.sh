@@ -1,28 +1,34 @@
 #!/usr/bin/env bash
 # Prepares, on a machine of this project (Debian 12, no GPU), what scripts/gpu-check.sh runs on
 # the GPU machine (which has CUDA 13 and its driver but none of our Debian packages):
-#   .gpu/bin/   the CUDA tests, the two CUDA examples and bench/cuda_bench, built by the ci preset
+#   .gpu/bin/   the CUDA tests and the two CUDA examples (ci preset), bench/cuda_bench (release)
 #   .gpu/lib/   the shared libraries they need that a bare machine may lack (Boost.JSON, zlib,
 #               the C++ runtime), found with ldd; the CUDA libraries are the GPU machine's own
 #   .whl/       Kernel Tuner and its dependencies as wheels (scripts/fetch-gpu-wheels.sh)
 # Both folders are git-ignored; the device tool carries them (`carry: [".gpu", ".whl"]`), 64 MiB
 # at most with the sources. docs/cuda.md#on-a-gpu.
 #
-#   scripts/gpu-pack.sh            build (cmake --preset ci, the CUDA targets only) and pack
+#   scripts/gpu-pack.sh            build (presets ci and release, the CUDA targets only) and pack
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-targets=(aoe_test_cuda aoe_example_cuda_gemm aoe_example_cuda_convolution aoe_bench_cuda_bench)
+# The tests and examples from the ci preset; the bench from the release preset (-O2: the ci
+# preset builds benchmarks at -O0, only to check that they compile; docs/building.md#presets-and-workflows).
+targets=(aoe_test_cuda aoe_example_cuda_gemm aoe_example_cuda_convolution)
 if [[ ! -f build/ci/build.ninja ]]; then
   cmake --preset ci >/dev/null
 fi
 cmake --build build/ci --target "${targets[@]}"
+if [[ ! -f build/release/build.ninja ]]; then
+  cmake --preset release >/dev/null
+fi
+cmake --build build/release --target aoe_bench_cuda_bench
 
 rm -rf .gpu
 mkdir -p .gpu/bin .gpu/lib
 cp build/ci/tests/aoe_test_cuda .gpu/bin/
 cp build/ci/examples/aoe_example_cuda_gemm build/ci/examples/aoe_example_cuda_convolution .gpu/bin/
-cp build/ci/bench/cuda_bench .gpu/bin/
+cp build/release/bench/cuda_bench .gpu/bin/
 # Every library ldd resolves outside the C library's own and outside the CUDA toolkit.
 for binary in .gpu/bin/*; do
   ldd "$binary" | awk '$3 ~ /^\// {print $3}'
