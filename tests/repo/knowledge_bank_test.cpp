@@ -90,6 +90,33 @@ TEST_CASE("bank: store, lookup, update only when better, persisted per SoC and k
       fresh.lookup(aoe::make_bank_key(matmul(32), aoe::KnowledgeKind::format, scope))->has_value());
 }
 
+TEST_CASE("bank: the first read of a bank directory removes a dead writer's temporary file") {
+  TempDir dir("sweep_on_read");
+  const auto key = aoe::make_bank_key(matmul(32), aoe::KnowledgeKind::schedule, scope);
+  const fs::path written = dir.path() / "written";
+  REQUIRE(*aoe::KnowledgeBank({.custom_root = written}).store(record(key, 2e-5)) ==
+          aoe::StoreOutcome::added);
+  // The same bank in a directory this process has not read or written yet (the sweep is once
+  // per directory and process), with the temporary file of a writer that died.
+  const fs::path bank = dir.path() / "bank";
+  fs::copy(written, bank, fs::copy_options::recursive);
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  const fs::path unified = bank / "Ascend910A" / "unified_bank";
+  const fs::path stale =
+      unified / (".Ascend910A_32_AiCore_schedule.json.aoe-tmp." + std::to_string(child) + "." +
+                 aoe::detail::atomic_temp_host() + ".0123456789abcdef");
+  std::ofstream(stale) << "half";
+  REQUIRE(fs::exists(stale));
+  const auto found =
+      aoe::KnowledgeBank({.custom_root = bank}).lookup(key);  // reads, stores nothing
+  REQUIRE(found.has_value());
+  CHECK(found->has_value());
+  CHECK_FALSE(fs::exists(stale));
+}
+
 TEST_CASE("bank: an entry says whether its time was simulated or measured; old entries do not") {
   TempDir dir("timing");
   const auto simulated = aoe::make_bank_key(matmul(32), aoe::KnowledgeKind::schedule, scope);

@@ -171,7 +171,8 @@ inline std::size_t remove_stale_temporary_files(const std::filesystem::path& dir
 
 namespace detail {
 
-/// `remove_stale_temporary_files(dir)` once per directory and process (the first write there).
+/// `remove_stale_temporary_files(dir)` once per directory and process (the first write there, or
+/// the first read of a bank file there).
 inline void remove_stale_temporary_files_once(const std::filesystem::path& dir) {
   static std::mutex mutex;
   static std::set<std::string> done;

@@ -31,6 +31,7 @@
 
 #include "aoe/core/error.hpp"
 #include "aoe/io/atomic_file.hpp"
+#include "aoe/io/file_descriptor.hpp"
 #include "aoe/io/parse_json.hpp"
 #include "aoe/io/read_input.hpp"
 #include "aoe/repo/bank_access.hpp"
@@ -227,9 +228,7 @@ class BankStore {
       return unstorable_time(std::string(Format::bank), format.name(record), format.time(record));
     }
     std::lock_guard guard(state_->mutex);
-    auto lock = lock_bank_file(file, std::string(Format::bank), access_);
-    if (!lock) return lock.error();
-    auto file_read = read(file, format);
+    auto file_read = locked_read(file, format);
     if (!file_read) return file_read.error();
     Contents& contents = file_read->contents;
     StoreOutcome outcome = StoreOutcome::added;
@@ -258,9 +257,7 @@ class BankStore {
   Result<void> restore(const std::filesystem::path& file, const Format& format,
                        const std::string& key, const std::optional<Record>& before) {
     std::lock_guard guard(state_->mutex);
-    auto lock = lock_bank_file(file, std::string(Format::bank), access_);
-    if (!lock) return lock.error();
-    auto file_read = read(file, format);
+    auto file_read = locked_read(file, format);
     if (!file_read) return file_read.error();
     Contents& contents = file_read->contents;
     auto old = format.text(contents, std::span<const SkippedRecord>(file_read->skipped), file);
@@ -309,15 +306,32 @@ class BankStore {
   }
 
  private:
-  /// A file as read: the records used and those skipped for their time.
+  /// A file as read: the records used and those skipped for their time; and the file's lock
+  /// when it was read under it (locked_read).
   struct FileRead {
     Contents contents;
     std::vector<SkippedRecord> skipped;
+    std::unique_ptr<FileDescriptor> lock;
   };
 
-  /// `file` read now; records skipped for their time are warned about once.
+  /// `file` read now under its lock, which the result holds: what a change of the file starts
+  /// with, so that records other processes wrote meanwhile are kept.
+  [[nodiscard]] Result<FileRead> locked_read(const std::filesystem::path& file,
+                                             const Format& format) const {
+    auto lock = lock_bank_file(file, std::string(Format::bank), access_);
+    if (!lock) return lock.error();
+    auto file_read = read(file, format);
+    if (file_read) file_read->lock = std::move(*lock);
+    return file_read;
+  }
+
+  /// `file` read now; records skipped for their time are warned about once. The first read in a
+  /// directory also removes the temporary files that dead writers left there (once per
+  /// process), so that a run that only reads its bank, as `aoe::Online` does once every key is
+  /// stored, still sweeps what a failed `unlink` of an earlier run left.
   [[nodiscard]] Result<FileRead> read(const std::filesystem::path& file,
                                       const Format& format) const {
+    remove_stale_temporary_files_once(file.parent_path());
     std::error_code ec;
     if (!std::filesystem::exists(file, ec)) {
       if (!ec) return FileRead{};

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <utility>
 
 namespace aoe::detail::sqlite {
@@ -23,11 +24,49 @@ struct FinalizeStmt {
   void operator()(sqlite3_stmt* s) const noexcept { sqlite3_finalize(s); }
 };
 
-/// "tuning database 'runs.db': <what>: <SQLite's message>".
+/// The errno of the last failed system call on the database's write-ahead log (or rollback
+/// journal), else on the database file, as the unix VFS keeps it per file
+/// (SQLITE_FCNTL_LAST_ERRNO); 0 when none failed or the file is not open.
+inline int last_file_errno(sqlite3* db) {
+  int journal_errno = 0;
+  sqlite3_file* journal = nullptr;
+  if (sqlite3_file_control(db, "main", SQLITE_FCNTL_JOURNAL_POINTER, &journal) == SQLITE_OK &&
+      journal != nullptr && journal->pMethods != nullptr) {
+    journal->pMethods->xFileControl(journal, SQLITE_FCNTL_LAST_ERRNO, &journal_errno);
+  }
+  if (journal_errno != 0) return journal_errno;
+  int main_errno = 0;
+  if (sqlite3_file_control(db, "main", SQLITE_FCNTL_LAST_ERRNO, &main_errno) != SQLITE_OK) {
+    return 0;
+  }
+  return main_errno;
+}
+
+/// The errno behind an error of the disk, 0 when SQLite does not give it back reliably: the
+/// failed file's own (last_file_errno), else, for an I/O error only, the connection's
+/// (sqlite3_system_errno, taken when SQLite reported the error: the way to the errors of the
+/// `-shm` file, which keeps none of its own). Not for "unable to open database file": SQLite
+/// tries other paths after the failed open, and sqlite3_system_errno then names their ENOENT
+/// for an injected EIO. "database or disk is full" needs none: SQLite says it for ENOSPC only.
+inline int disk_errno(sqlite3* db, int primary) {
+  if (db == nullptr) return 0;
+  if (primary != SQLITE_IOERR && primary != SQLITE_CANTOPEN && primary != SQLITE_READONLY) {
+    return 0;
+  }
+  if (const int of_file = last_file_errno(db); of_file != 0) return of_file;
+  return primary == SQLITE_IOERR ? sqlite3_system_errno(db) : 0;
+}
+
+/// "tuning database 'runs.db': <what>: <SQLite's message>", and after an error of the disk the
+/// failed call's errno where SQLite gives it back (disk_errno), which its message does not
+/// name: "...: disk I/O error: Input/output error (errno 5)".
 inline ErrorInfo error(std::string_view path, sqlite3* db, std::string_view what, int rc) {
   std::string msg = "tuning database '" + std::string(path) + "': " + std::string(what) + ": ";
   msg += db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
   const int primary = rc & 0xFF;
+  if (const int sys = disk_errno(db, primary); sys != 0) {
+    msg += ": " + std::generic_category().message(sys) + " (errno " + std::to_string(sys) + ")";
+  }
   Errc code = Errc::io_error;
   if (primary == SQLITE_BUSY || primary == SQLITE_LOCKED) code = Errc::busy;
   if (primary == SQLITE_NOTADB || primary == SQLITE_CORRUPT) code = Errc::parse_error;
