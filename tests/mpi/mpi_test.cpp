@@ -25,8 +25,14 @@
 #include <vector>
 
 #if defined(AOE_WITH_MPI)
+#include <aoe/experiment/json.hpp>
+#include <aoe/experiment/run.hpp>
+#include <aoe/experiment/simulator_problems.hpp>
+#include <aoe/experiment/strategy.hpp>
 #include <aoe/mpi.hpp>
+#include <aoe/mpi/spread_repetitions.hpp>
 
+#include <boost/json/serialize.hpp>
 #include <boost/mpi/collectives/gather.hpp>
 #include <boost/mpi/environment.hpp>
 #endif
@@ -302,6 +308,42 @@ TEST_CASE("WorkQueue: the task rank 0 waits for goes out before more expensive o
     CHECK(first[1] == 1);     // the awaited task went out first, to the first free worker
     CHECK(first[2] == 9);     // then the most expensive
   }
+}
+
+TEST_CASE("spread_repetitions: an experiment over 3 ranks gives rank 0 one process's numbers") {
+  auto& comm = world();
+  if (comm.size() < 3) {
+    aoe::test::skip("needs at least 3 MPI ranks (ctest runs it under mpirun -np 3)");
+    return;
+  }
+  // A researcher's main under mpirun (docs/research.md#over-mpi-ranks): the same problems,
+  // strategies and settings on every rank, the repetitions spread over them.
+  const auto problems = aoe::experiment::load_simulator_problems("sim:res2a_branch2b");
+  REQUIRE(problems.has_value());
+  const std::vector<std::string> names{"random", "annealing"};
+  auto strategies = aoe::experiment::named(names);
+  REQUIRE(strategies.has_value());
+  aoe::experiment::Settings settings{
+      .budget = 12, .budget_seconds = {}, .repeats = 7, .seed = 5, .threads = 1};
+  std::vector<std::size_t> per_rank;
+  aoe::experiment::Settings spread = settings;
+  spread.run_repetitions = aoe::mpi::spread_repetitions(
+      comm, [&](std::span<const std::size_t> n) { per_rank.assign(n.begin(), n.end()); });
+  const auto over_ranks = aoe::experiment::run(*problems, *strategies, spread);
+  REQUIRE(over_ranks.has_value());
+  if (comm.rank() != 0) {
+    CHECK(over_ranks->empty());  // a worker rank: rank 0 summarises
+    CHECK(per_rank.empty());
+    return;
+  }
+  const auto one_process = aoe::experiment::run(*problems, *strategies, settings);
+  REQUIRE(one_process.has_value());
+  CHECK(boost::json::serialize(aoe::experiment::to_json(*over_ranks, settings)) ==
+        boost::json::serialize(aoe::experiment::to_json(*one_process, settings)));
+  REQUIRE(per_rank.size() == 3);
+  std::size_t total = 0;
+  for (const std::size_t n : per_rank) total += n;
+  CHECK(total == problems->size() * strategies->size() * settings.repeats);
 }
 
 #else

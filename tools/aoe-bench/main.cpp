@@ -17,6 +17,7 @@
 #include "record.hpp"
 #include "repetitions.hpp"
 #include "report.hpp"
+#include <aoe/config/launcher.hpp>
 #include <aoe/core/error.hpp>
 #include <aoe/experiment/json.hpp>
 #include <aoe/experiment/methodology_files.hpp>
@@ -211,7 +212,7 @@ std::optional<int> start_ranks(int argc, char** argv, bool record,
   // (aoe::mpi); a build without it would run every repetition on every rank, each writing the
   // same files, so it stops.
   std::string launcher;
-  if (aoe_bench::launcher_ranks(launcher) <= 1) return std::nullopt;
+  if (aoe::launcher_ranks(aoe::process_getenv(), &launcher) <= 1) return std::nullopt;
   if (record) {
     std::fprintf(stderr,
                  "aoe-bench: record: started as one of several MPI ranks (%s, by mpirun or "

@@ -1,21 +1,14 @@
 // aoe-bench under an MPI launcher (`mpirun -np N aoe-bench ...`, docs/distributed.md): the
-// repetitions spread over the ranks with aoe::mpi's work queue, rank 0 summarises and writes.
-// Boost.MPI is included by repetitions.cpp only, and only in builds with aoe::mpi.
+// repetitions spread over the ranks (aoe::mpi::spread_repetitions), rank 0 summarises and
+// writes. Boost.MPI is included by repetitions.cpp only, and only in builds with aoe::mpi.
 #ifndef AOE_TOOLS_AOE_BENCH_REPETITIONS_HPP
 #define AOE_TOOLS_AOE_BENCH_REPETITIONS_HPP
 
 #include <aoe/experiment/settings.hpp>
 
 #include <memory>
-#include <string>
 
 namespace aoe_bench {
-
-/// How many ranks an MPI launcher started this process as, from the launcher's environment:
-/// OMPI_COMM_WORLD_SIZE (Open MPI), PMI_SIZE (MPICH, Intel MPI), MV2_COMM_WORLD_SIZE
-/// (MVAPICH2), SLURM_STEP_NUM_TASKS with SLURM_PROCID (a task started by srun); 1 when none did.
-/// `variable` gets "NAME=value" of the variable that said so.
-[[nodiscard]] long launcher_ranks(std::string& variable);
 
 /// MPI for as long as it lives (MPI_Init when made, MPI_Finalize when destroyed).
 class MpiRepetitions {
@@ -30,10 +23,8 @@ class MpiRepetitions {
   [[nodiscard]] int rank() const;
   [[nodiscard]] int size() const;
 
-  /// Spreads the repetitions over the ranks, one at a time on each (rank 0 included): rank 0
-  /// gets every repetition in index order (or the first, by index, that threw, naming its
-  /// rank); the other ranks serve rank 0 and get an empty optional. Collective: every rank runs
-  /// the same experiment.
+  /// aoe::mpi::spread_repetitions over MPI_COMM_WORLD, which says on stderr, on rank 0, how
+  /// many repetitions each rank ran. Collective: every rank runs the same experiment.
   [[nodiscard]] aoe::experiment::RepetitionRunner runner() const;
 
  private:

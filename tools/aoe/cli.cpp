@@ -11,6 +11,7 @@
 #include "shape_profiles.hpp"
 #include "single_op.hpp"
 #include <aoe/config/aoe_ini.hpp>
+#include <aoe/config/launcher.hpp>
 #include <aoe/graph/input_shape.hpp>
 #include <aoe/graph/model_format.hpp>
 #include <aoe/io/read_input.hpp>
@@ -84,46 +85,6 @@ void draw_progress(std::ostream& out, std::size_t done, std::size_t count,
   out << "\r[" << std::string(filled, '=') << std::string(width - filled, ' ') << "] " << done
       << "/" << count << " " << label.substr(0, 40) << std::string(20, ' ') << std::flush;
 }
-
-namespace {
-
-// How many ranks an MPI launcher started this process as, read from the launcher's environment
-// (Open MPI's mpirun, MPICH's and Intel MPI's Hydra, MVAPICH2, Slurm's srun); 1 when none did.
-// `variable` gets "NAME=value" of the variable that said so.
-long launcher_ranks(const aoe::GetEnv& getenv, std::string& variable) {
-  for (const char* name :
-       {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "MV2_COMM_WORLD_SIZE", "SLURM_STEP_NUM_TASKS"}) {
-    const auto value = getenv(name);
-    if (!value) continue;
-    if (std::string_view(name).starts_with("SLURM_") && !getenv("SLURM_PROCID")) continue;
-    long n = 0;
-    const char* last = value->data() + value->size();
-    const auto [p, ec] = std::from_chars(value->data(), last, n);
-    if (ec == std::errc() && p == last && n > 1) {
-      variable = std::string(name) + "=" + *value;
-      return n;
-    }
-  }
-  return 1;
-}
-
-// This process's rank as the launcher numbers it (0 when none did): OMPI_COMM_WORLD_RANK,
-// PMI_RANK, MV2_COMM_WORLD_RANK or SLURM_PROCID, read before MPI starts so that only rank 0
-// prints what every rank finds wrong with the flags.
-long launcher_rank(const aoe::GetEnv& getenv) {
-  for (const char* name :
-       {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "MV2_COMM_WORLD_RANK", "SLURM_PROCID"}) {
-    const auto value = getenv(name);
-    if (!value) continue;
-    long n = 0;
-    const char* last = value->data() + value->size();
-    const auto [p, ec] = std::from_chars(value->data(), last, n);
-    if (ec == std::errc() && p == last) return n;
-  }
-  return 0;
-}
-
-}  // namespace
 
 namespace {
 
@@ -426,10 +387,10 @@ int checked_stdout(std::ostream& out, std::ostream& err, int code) {
 int run(int argc, const char* const* argv, const aoe::GetEnv& getenv, std::ostream& out_arg,
         std::ostream& err_arg, const std::atomic<bool>* stop, bool interactive) {
   std::string launcher;
-  const long ranks = launcher_ranks(getenv, launcher);
+  const long ranks = aoe::launcher_ranks(getenv, &launcher);
   // Under mpirun only rank 0 speaks (the others would repeat each line).
   std::ostream discard(nullptr);
-  const bool quiet = ranks > 1 && launcher_rank(getenv) > 0;
+  const bool quiet = ranks > 1 && aoe::launcher_rank(getenv) > 0;
   std::ostream& out = quiet ? discard : out_arg;
   std::ostream& err = quiet ? discard : err_arg;
   CommonOptions opt;
