@@ -21,6 +21,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -545,6 +546,34 @@ TEST_CASE("experiment: a user's policy runs beside ours, on the same seeds and f
   const auto json = aoe::experiment::to_json(*results, settings);
   CHECK(json.at("inputs").at(0).at("strategies").at(0).at("name").as_string() == "mine");
   CHECK(aoe::experiment::table(*results, settings).find(" mine ") != std::string::npos);
+}
+
+TEST_CASE("experiment: a strategy name longer than the column keeps both tables in line") {
+  aoe::test::TempDir dir("experiment_long_name");
+  const auto problems = tiny_problem(dir);
+  const aoe::experiment::Settings settings{
+      .budget = 6, .budget_seconds = {}, .repeats = 3, .seed = 4, .threads = 1};
+  auto ours = aoe::experiment::named("random");
+  REQUIRE(ours.has_value());
+  const std::vector<aoe::experiment::Strategy> strategies{
+      aoe::experiment::policy<aoe::RandomSearch>("sample-then-climb-long"), std::move(*ours)};
+  const auto results = aoe::experiment::run(problems, strategies, settings);
+  REQUIRE(results.has_value());
+  for (const std::string& text : {aoe::experiment::table(*results, settings),
+                                  aoe::experiment::fraction_table(*results, settings)}) {
+    std::istringstream lines(text);
+    std::string header, first, second;
+    REQUIRE(std::getline(lines, header));
+    REQUIRE(std::getline(lines, first));
+    REQUIRE(std::getline(lines, second));
+    // The third column starts at the same place in the header and in both rows.
+    const auto third = [](const std::string& line) {
+      const auto a = line.find_first_not_of(' ', line.find(' '));
+      return line.find_first_not_of(' ', line.find(' ', a));
+    };
+    CHECK(third(first) == third(second));
+    CHECK(header.find("strategy") == first.find("sample-then-climb-long"));
+  }
 }
 
 TEST_CASE("experiment: a user's factory gets the configurations to start from") {

@@ -52,6 +52,24 @@ inline void append_format(std::string& out, const char* format, ...) {
   va_end(again);
 }
 
+// The widths of the tables' first two columns: 36 and 14 characters, or the longest input and
+// strategy name, so that a long name does not push its row out of line.
+struct NameWidths {
+  int input = 36;
+  int strategy = 14;
+};
+
+inline NameWidths name_widths(const std::vector<ProblemResult>& results) {
+  NameWidths w;
+  for (const auto& pr : results) {
+    w.input = std::max(w.input, static_cast<int>(pr.problem->name.size()));
+    for (const auto& s : pr.strategies) {
+      w.strategy = std::max(w.strategy, static_cast<int>(s.name.size()));
+    }
+  }
+  return w;
+}
+
 }  // namespace detail
 
 /// The median run's evaluations to reach `fraction` of the optimum (`StrategyResult::
@@ -81,16 +99,18 @@ inline void append_format(std::string& out, const char* format, ...) {
   std::string out;
   const std::string mean_label = "mean fraction @" + std::to_string(settings.budget);
   const int mean_width = static_cast<int>(std::max<std::size_t>(mean_label.size(), 8));
-  detail::append_format(out, "%-36s %-14s %*s %8s %7s  %s\n", "input", "strategy", mean_width,
-                        mean_label.c_str(), "median", "score", "median run to 0.98 [95% CI]");
+  const auto w = detail::name_widths(results);
+  detail::append_format(out, "%-*s %-*s %*s %8s %7s  %s\n", w.input, "input", w.strategy,
+                        "strategy", mean_width, mean_label.c_str(), "median", "score",
+                        "median run to 0.98 [95% CI]");
   for (const auto& pr : results) {
     for (const auto& s : pr.strategies) {
       const double median = s.fraction_median.size() >= s.budget && s.budget != 0
                                 ? s.fraction_median[s.budget - 1]
                                 : std::numeric_limits<double>::quiet_NaN();
-      detail::append_format(out, "%-36s %-14s %*.4f %8.4f %7.3f  %s\n", pr.problem->name.c_str(),
-                            s.name.c_str(), mean_width, s.fraction_of_optimum.at(s.budget), median,
-                            s.score,
+      detail::append_format(out, "%-*s %-*s %*.4f %8.4f %7.3f  %s\n", w.input,
+                            pr.problem->name.c_str(), w.strategy, s.name.c_str(), mean_width,
+                            s.fraction_of_optimum.at(s.budget), median, s.score,
                             evaluations_to_text(s, 0.98, settings.bootstrap.level).c_str());
     }
   }
@@ -119,7 +139,8 @@ inline void append_format(std::string& out, const char* format, ...) {
     if (k <= settings.budget) points.push_back(k);
   }
   std::string out;
-  detail::append_format(out, "%-36s %-14s", "input", "strategy");
+  const auto w = detail::name_widths(results);
+  detail::append_format(out, "%-*s %-*s", w.input, "input", w.strategy, "strategy");
   for (const std::size_t k : points) {
     detail::append_format(out, " %-24s", ("fraction @" + std::to_string(k) + " [95% CI]").c_str());
   }
@@ -127,7 +148,8 @@ inline void append_format(std::string& out, const char* format, ...) {
   out += '\n';
   for (const auto& pr : results) {
     for (const auto& s : pr.strategies) {
-      detail::append_format(out, "%-36s %-14s", pr.problem->name.c_str(), s.name.c_str());
+      detail::append_format(out, "%-*s %-*s", w.input, pr.problem->name.c_str(), w.strategy,
+                            s.name.c_str());
       for (const std::size_t k : points) {
         const auto f = s.fraction_of_optimum.find(k);
         const auto r = s.fraction_replicates.find(k);
