@@ -56,7 +56,9 @@ def cmd_glob(directory: str, pattern: str, *flags: str) -> None:
     if not root.is_dir():
         return
     matches = root.rglob(pattern) if "--recursive" in flags else root.glob(pattern)
-    for path in sorted(p for p in matches if p.is_file()):
+    # Not below a hidden directory (bench/peers/run's .venv holds packages with .cpp files).
+    hidden = lambda p: any(part.startswith(".") for part in p.relative_to(root).parts[:-1])
+    for path in sorted(p for p in matches if p.is_file() and not hidden(p)):
         print(rel(path))
 
 
