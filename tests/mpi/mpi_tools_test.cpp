@@ -43,7 +43,7 @@ std::string read_text(const std::filesystem::path& path) {
 }
 
 // Runs a shell command line, stdout to /dev/null, its stderr captured.
-Run run_shell(const std::string& command) {
+[[maybe_unused]] Run run_shell(const std::string& command) {
   const std::string err_path = "tools_stderr.txt";
   const std::string line = "(" + command + ") >/dev/null 2>" + err_path;
   const int status = std::system(line.c_str());
@@ -54,7 +54,7 @@ Run run_shell(const std::string& command) {
 }
 
 // The launchers' variables unset, so that the tool sees only what the command gives it.
-constexpr const char* clean_env =
+[[maybe_unused]] constexpr const char* clean_env =
     "env -u OMPI_COMM_WORLD_SIZE -u PMI_SIZE -u MV2_COMM_WORLD_SIZE -u SLURM_STEP_NUM_TASKS "
     "-u SLURM_PROCID ";
 

@@ -291,15 +291,18 @@ class Online {
   template <class O>
     requires observer<O>
   void add_observer(O& o) {
+    Watcher w;
+    if constexpr (detail::has_on_start<O>) {
+      w.start = [&o](SpaceView v, const TuningState& s) { o.on_start(v, s); };
+    }
+    w.measured = [&o](const Trial& t, const TuningState& s) {
+      return detail::notify_measurement(o, t, s);
+    };
+    if constexpr (detail::has_on_finish<O>) {
+      w.finish = [&o](const TuningResult& r) { o.on_finish(r); };
+    }
     std::lock_guard lock(observer_mutex_);
-    observers_.push_back(Watcher{
-        [&o](SpaceView v, const TuningState& s) {
-          if constexpr (detail::has_on_start<O>) o.on_start(v, s);
-        },
-        [&o](const Trial& t, const TuningState& s) { return detail::notify_measurement(o, t, s); },
-        [&o](const TuningResult& r) {
-          if constexpr (detail::has_on_finish<O>) o.on_finish(r);
-        }});
+    observers_.push_back(std::move(w));
   }
 
   [[nodiscard]] OnlineMode mode() const noexcept { return mode_; }
@@ -499,7 +502,9 @@ class Online {
       k.search->start(SpaceView(space_), derive_seed(options_.seed, k.hash));
       k.started = true;
       std::lock_guard lock(observer_mutex_);
-      for (const auto& o : observers_) o.start(SpaceView(space_), k.state);
+      for (const auto& o : observers_) {
+        if (o.start) o.start(SpaceView(space_), k.state);
+      }
     }
     while (true) {
       if (k.stopped || k.state.evaluations >= options_.budget ||
@@ -667,7 +672,9 @@ class Online {
     if (!k.repository_error.empty()) {
       r.repository_error = ErrorInfo(Errc::io_error, k.repository_error);
     }
-    for (const auto& o : observers_) o.finish(r);
+    for (const auto& o : observers_) {
+      if (o.finish) o.finish(r);
+    }
   }
 
   /// Stores the key's best (found here) in the repository; an error is kept for the summary
@@ -709,7 +716,7 @@ class Online {
   std::vector<std::unique_ptr<Table>> tables_;  // under insert_mutex_
   std::deque<std::unique_ptr<KeyState>> keys_;  // under insert_mutex_
   std::mutex repo_mutex_;
-  struct Watcher {
+  struct Watcher {  // `start` and `finish` empty when the observer has no such hook
     std::function<void(SpaceView, const TuningState&)> start;
     std::function<bool(const Trial&, const TuningState&)> measured;
     std::function<void(const TuningResult&)> finish;
