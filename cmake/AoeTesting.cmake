@@ -364,10 +364,12 @@ function(aoe_add_compile_fail_tests dir tests_dir)
           "${CMAKE_COMMAND}" "-DAOE_BUILD_DIR=${PROJECT_BINARY_DIR}" "-DAOE_TARGET=${_target}"
           "-DAOE_SOURCE=${_source}" "-DAOE_CONFIG=$<CONFIG>" "-DAOE_MODE=${_variant}" -P
           "${_aoe_testing_dir}/AoeCheckCompileFail.cmake")
-      # The tests drive the build tool in this build tree: never two at the same time.
+      # The tests drive the build tool in this build tree: never two at the same time. So the
+      # chain of them (about 100 s in the ci preset) runs beside the others from the start
+      # instead of alone at the end, their COST makes ctest start them first.
       set_tests_properties(
         ${_test} PROPERTIES LABELS compile_fail TIMEOUT ${AOE_COMPILE_FAIL_TIMEOUT}
-                            RESOURCE_LOCK aoe_build_tree)
+                            RESOURCE_LOCK aoe_build_tree COST 50)
     endforeach()
   endforeach()
 endfunction()
@@ -391,7 +393,8 @@ function(aoe_add_package_tests dir)
   foreach(_mode IN ITEMS install find_package build_tree pkg_config add_subdirectory)
     add_test(NAME package.${_mode} COMMAND "${CMAKE_COMMAND}" ${_common} "-DAOE_MODE=${_mode}"
                                            -P "${_script}")
-    set_tests_properties(package.${_mode} PROPERTIES LABELS package TIMEOUT 300)
+    # COST: started early (they configure and build consumer projects, 15-20 s each), not last.
+    set_tests_properties(package.${_mode} PROPERTIES LABELS package TIMEOUT 300 COST 40)
   endforeach()
   set_tests_properties(package.install PROPERTIES FIXTURES_SETUP aoe_installed)
   set_tests_properties(package.find_package package.pkg_config

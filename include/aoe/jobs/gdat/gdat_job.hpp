@@ -24,6 +24,7 @@
 #include "aoe/jobs/job_driver.hpp"
 #include "aoe/jobs/job_run.hpp"
 #include "aoe/jobs/job_skeleton.hpp"
+#include "aoe/search/by_name.hpp"
 #include "aoe/tuner/stop_conditions.hpp"
 
 #include <unistd.h>

@@ -16,6 +16,7 @@
 #include "aoe/jobs/opat/opat_report.hpp"
 #include "aoe/jobs/parallel_measure.hpp"
 #include "aoe/jobs/tuned_model_writer.hpp"
+#include "aoe/search/by_name.hpp"
 #include "aoe/vocab/timing.hpp"
 
 #include <algorithm>
@@ -47,8 +48,11 @@ inline constexpr JobBudgetPresets opat_budget_preset{.o2 = {.evaluations = 400, 
 /// docs/aoe-facts.md#operator-tuning-schedule-format-impl), with a smaller population than
 /// AOE's 50 because our budget per operator is smaller; every other name is
 /// `make_search(name, start)`. `start.initial` are measured first (docs/search.md#transfer).
-[[nodiscard]] inline Result<AnySearch> make_opat_search(std::string_view name,
-                                                        const SearchStart& start = {}) {
+/// (A template, as `make_search` is, so that including this header instantiates no policy
+/// until it is called.)
+template <class = void>
+[[nodiscard]] Result<AnySearch> make_opat_search(std::string_view name,
+                                                 const SearchStart& start = {}) {
   if (name == "evolutionary") {
     EvolutionaryOptions o;
     o.initial = start.initial;

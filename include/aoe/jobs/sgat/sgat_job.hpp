@@ -19,6 +19,7 @@
 #include "aoe/jobs/sgat/subgraph_scorer.hpp"
 #include "aoe/jobs/simulator_backend.hpp"
 #include "aoe/jobs/tuned_model_writer.hpp"
+#include "aoe/search/by_name.hpp"
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
