@@ -25,18 +25,24 @@ if(NOT AOE_WITH_SQLITE STREQUAL "OFF")
   endif()
 endif()
 
-# tests/sqlite (area "sqlite", built only with aoe::sqlite): links aoe::sqlite and gets
-#   AOE_SQLITE_RESUME_CHILD_PATH  tests/sqlite/resume_child.cpp built as a program (the kill -9
-#                                 resume test runs it and kills it at random points)
-#   AOE_TOOL_AOE_DB_PATH          the aoe-db command, when tools are built
-function(aoe_sqlite_setup_tests target tests_dir)
-  target_link_libraries(${target} PRIVATE aoe::sqlite)
+# tests/sqlite/resume_child.cpp as the program aoe_test_sqlite_resume_child (once; the sqlite
+# area's tests and the fault-injection test of the database run it).
+function(aoe_sqlite_resume_child tests_dir)
   set(_child "${tests_dir}/sqlite/resume_child.cpp")
   if(EXISTS "${_child}" AND NOT TARGET aoe_test_sqlite_resume_child)
     add_executable(aoe_test_sqlite_resume_child "${_child}")
     target_link_libraries(aoe_test_sqlite_resume_child PRIVATE aoe::sqlite aoe_warnings)
     target_include_directories(aoe_test_sqlite_resume_child PRIVATE "${tests_dir}")
   endif()
+endfunction()
+
+# tests/sqlite (area "sqlite", built only with aoe::sqlite): links aoe::sqlite and gets
+#   AOE_SQLITE_RESUME_CHILD_PATH  tests/sqlite/resume_child.cpp built as a program (the kill -9
+#                                 resume test runs it and kills it at random points)
+#   AOE_TOOL_AOE_DB_PATH          the aoe-db command, when tools are built
+function(aoe_sqlite_setup_tests target tests_dir)
+  target_link_libraries(${target} PRIVATE aoe::sqlite)
+  aoe_sqlite_resume_child("${tests_dir}")
   if(TARGET aoe_test_sqlite_resume_child)
     target_compile_definitions(
       ${target} PRIVATE "AOE_SQLITE_RESUME_CHILD_PATH=\"$<TARGET_FILE:aoe_test_sqlite_resume_child>\"")
