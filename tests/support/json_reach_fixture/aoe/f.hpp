@@ -1,0 +1,4 @@
+#pragma once
+#if defined(AOE_WITH_SOMETHING)
+#include "aoe/a.hpp"
+#endif
