@@ -14,7 +14,10 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 scripts/install-deps.sh
+start=$SECONDS
 echo "== scripts/test.sh 1/2: cmake --workflow --preset asan (clang 16, sanitizers)"
 cmake --workflow --preset asan
+echo "== scripts/test.sh 1/2: done in $((SECONDS - start)) s"
 echo "== scripts/test.sh 2/2: cmake --workflow --preset ci (g++ 12)"
+# Nothing after it: the log ends with ctest's summary (.ci/run adds one line, the total time).
 cmake --workflow --preset ci
