@@ -44,7 +44,8 @@ namespace aoe {
 /// allocation-free when the configuration fits and noise is off, and deterministic without
 /// noise. A tile that does not fit a buffer is status `compile` with a message naming the buffer
 /// and the sizes. Values are seconds; without noise `samples` stays empty (the value is exact)
-/// and `cost` is `compile_seconds` plus the simulated time. Model: docs/simulator.md.
+/// and `cost` is `compile_seconds` plus the simulated time. Every configuration that fits also
+/// carries its simulated energy and average power. Model: docs/simulator.md.
 namespace sim {
 
 /// The provenance of every time the simulator gives: its timing model's name and version and the
@@ -138,11 +139,14 @@ class Runner<device::Simulator> {
 
   /// Simulated seconds of a configuration, or the failure. No noise, no allocation.
   [[nodiscard]] sim::detail::Outcome time(const Configuration& c) const noexcept {
-    const Compiled& k = *c_;
-    sim::detail::Values v = k.defaults;
-    const std::size_t dims = c.size() < k.levels.size() ? c.size() : k.levels.size();
-    for (std::size_t d = 0; d < dims; ++d) v[k.roles[d]] = k.levels[d][c[d]];
-    return sim::detail::time(k.soc, k.model, v);
+    return sim::detail::time(c_->soc, c_->model, values(c));
+  }
+
+  /// Simulated seconds of a configuration and, in `energy`, its simulated joules
+  /// (docs/simulator.md#the-energy-model). No noise, no allocation.
+  [[nodiscard]] sim::detail::Outcome time_and_energy(const Configuration& c,
+                                                     sim::detail::Joules& energy) const noexcept {
+    return sim::detail::time_and_energy(c_->soc, c_->model, values(c), energy);
   }
 
   /// Where a configuration's simulated time goes (pipes, blocks, waves, bound): for profiles and
@@ -150,12 +154,8 @@ class Runner<device::Simulator> {
   /// gives the Outcome's buffer and an empty profile.
   [[nodiscard]] sim::detail::Outcome profile(const Configuration& c,
                                              sim::detail::Profile& out) const noexcept {
-    const Compiled& k = *c_;
-    sim::detail::Values v = k.defaults;
-    const std::size_t dims = c.size() < k.levels.size() ? c.size() : k.levels.size();
-    for (std::size_t d = 0; d < dims; ++d) v[k.roles[d]] = k.levels[d][c[d]];
     out = {};
-    return sim::detail::profile(k.soc, k.model, v, out);
+    return sim::detail::profile(c_->soc, c_->model, values(c), out);
   }
 
   /// One configuration's measurement; sleeps `options().measure_latency` seconds first.
@@ -170,12 +170,15 @@ class Runner<device::Simulator> {
                                       std::to_string(c_->space->dimensions()) + " parameters)",
                                   options_.compile_seconds);
     }
-    const auto o = time(c);
+    sim::detail::Joules joules;
+    const auto o = time_and_energy(c, joules);
     if (o.buffer != sim::detail::Buffer::none) {
       return Measurement::failure(Status::compile, failure_message(o), options_.compile_seconds);
     }
     if (!options_.noise.enabled()) {
-      return Measurement::success(o.seconds, {}, options_.compile_seconds + o.seconds);
+      auto m = Measurement::success(o.seconds, {}, options_.compile_seconds + o.seconds);
+      m.energy = Energy{joules.value, joules.value / o.seconds, TimingKind::simulated};
+      return m;
     }
     const auto& nm = options_.noise;
     const std::uint64_t n = counter_->fetch_add(1, std::memory_order_relaxed);
@@ -197,7 +200,11 @@ class Runner<device::Simulator> {
     const double value = sorted.size() % 2 == 1
                              ? sorted[sorted.size() / 2]
                              : (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]) / 2;
-    return Measurement::success(value, std::move(samples), charged);
+    auto m = Measurement::success(value, std::move(samples), charged);
+    // Noise stretches the run: the dynamic energy stays, the static power runs for longer.
+    const double e = joules.value + c_->soc.static_watts * (value - o.seconds);
+    m.energy = Energy{e, e / value, TimingKind::simulated};
+    return m;
   }
 
   [[nodiscard]] std::vector<Measurement> measure(SpaceView view,
@@ -233,6 +240,15 @@ class Runner<device::Simulator> {
         op_(op),
         options_(std::move(options)),
         counter_(std::make_shared<std::atomic<std::uint64_t>>(0)) {}
+
+  /// The model's role values of a configuration: its levels over the heuristic's defaults.
+  [[nodiscard]] sim::detail::Values values(const Configuration& c) const noexcept {
+    const Compiled& k = *c_;
+    sim::detail::Values v = k.defaults;
+    const std::size_t dims = c.size() < k.levels.size() ? c.size() : k.levels.size();
+    for (std::size_t d = 0; d < dims; ++d) v[k.roles[d]] = k.levels[d][c[d]];
+    return v;
+  }
 
   [[nodiscard]] static std::optional<ErrorInfo> check(const SimulatorOptions& options) {
     if (!(options.measure_latency >= 0 && options.measure_latency <= 3600)) {

@@ -75,6 +75,20 @@ struct Soc {
   /// Share of the GM bandwidth a TransData (format conversion) pass reaches [calibrate].
   double transdata_efficiency = 0.6;
 
+  // The energy model (docs/simulator.md#the-energy-model): picojoules per multiply-accumulate,
+  // per vector repeat and per byte moved at each level, and the static power. The MACs keep the
+  // int8 : fp16 : fp32 ratios of Horowitz's 45 nm figures (ISSCC 2014); SRAM bytes are his
+  // figures scaled to 7 nm [I]; HBM2 is O'Connor et al.'s 3.9 pJ/bit (MICRO 2017). The fp16 MAC
+  // and the static power are calibrated so that a busy 910A draws its published 310 W [C].
+  double mac_pj_int8 = 0.26;       ///< one int8 MAC on the cube, with its L0 operand reads
+  double mac_pj_fp16 = 1.3;        ///< one fp16/bf16 MAC
+  double mac_pj_fp32 = 4.0;        ///< one fp32 MAC
+  double vector_repeat_pj = 60;    ///< one 256-byte repeat of a vector instruction
+  double gm_pj_per_byte = 31;      ///< HBM/DDR, per byte read or written
+  double l2_pj_per_byte = 6;       ///< L2, per byte read or written
+  double local_pj_per_byte = 1.5;  ///< L1, L0A/L0B/L0C and UB, per byte moved in or out
+  double static_watts = 130;       ///< leakage, clocks and memory refresh, while the kernel runs
+
   /// Cube peak in FLOP/s for 2-byte inputs (fp16/bf16).
   [[nodiscard]] double peak_flops_fp16() const noexcept {
     return cube_cores * cube_fractals_per_cycle * cube_m * cube_n * 16.0 * 2.0 * frequency_ghz *
@@ -139,6 +153,7 @@ struct Soc {
       s.launch_overhead_seconds = 3e-6;
       s.mte2_nd2nz = true;
       s.fixpipe_nz2nd = true;
+      s.static_watts = variant <= 2 ? 110 : 95;  // [C] no published figure
       return s;
     }
     if (name == "Ascend310P3") {
@@ -155,6 +170,9 @@ struct Soc {
       s.l0c_to_ub = 512;
       s.ub_to_gm = 17;
       s.gm_bandwidth = 204e9;  // [U] LPDDR4X per chip
+      // [U] LPDDR4X at about 4 pJ/bit; a 72 W card (Atlas 300I Pro) idles near a fifth of it.
+      s.gm_pj_per_byte = 32;
+      s.static_watts = 15;
       return s;
     }
     std::string valid;
@@ -276,6 +294,14 @@ struct Soc {
     f("fixpipe_nz2nd", fixpipe_nz2nd);
     f("nd2nz_efficiency", nd2nz_efficiency);
     f("transdata_efficiency", transdata_efficiency);
+    f("mac_pj_int8", mac_pj_int8);
+    f("mac_pj_fp16", mac_pj_fp16);
+    f("mac_pj_fp32", mac_pj_fp32);
+    f("vector_repeat_pj", vector_repeat_pj);
+    f("gm_pj_per_byte", gm_pj_per_byte);
+    f("l2_pj_per_byte", l2_pj_per_byte);
+    f("local_pj_per_byte", local_pj_per_byte);
+    f("static_watts", static_watts);
   }
 };
 

@@ -62,6 +62,11 @@ struct Profile {
 /// The sink of the search's instantiations: no profile, and no argument passed.
 struct NoProfile {};
 
+/// The sink of the runner's measurements: the configuration's energy, in joules.
+struct Joules {
+  double value = 0;
+};
+
 namespace timing {
 
 /// Two stages over `n` items (stage times a, b), double-buffered or not, as the model times them:
@@ -137,8 +142,10 @@ struct CubeRun {
   // One block's pipes, seconds.
   double chip_reads = 0;  ///< bytes all blocks read from GM (the rest hits L2)
   double gm_core = 0;     ///< one core's GM read rate, bytes per second
+  double reads = 0;       ///< bytes one block's MTE2 reads (from GM or L2) into L1
   double mte2 = 0;
-  double mte1_step = 0;  ///< per L1 step
+  double mte1_step = 0;   ///< per L1 step
+  double mte1_bytes = 0;  ///< bytes MTE1 moves L1 -> L0A/L0B per L1 step
   double cube = 0;
   double vec_pass = 0;  ///< one vector pass over a block's output
   double residual = 0;  ///< bytes of the residual operand a block reads in its epilogue
@@ -185,6 +192,7 @@ inline void cube_mte2(const Soc& s, const Model& md, const Values& v, CubeRun& r
     }
   }
   const double reads = reads_a + reads_b;
+  r.reads = reads;
   // L2: data shared by concurrently running blocks is fetched from GM once; a block's own
   // re-reads hit L2 when the working set of all active blocks fits.
   const double unique =
@@ -217,9 +225,16 @@ inline void cube_l0(const Soc& s, const Model& md, const Values& v, CubeRun& r) 
       static_cast<double>(r.mc * r.nc * r.kp) / (static_cast<double>(tm * tn * tk) * r.steps);
   const double a_cost = static_cast<double>(tm * tk * in) / s.l1_to_l0a;
   const double b_cost = static_cast<double>(tk * tn * in) / s.l1_to_l0b;
-  r.mte1_step = std::min(a_cost * static_cast<double>(v[n_step]) + b_cost,
-                         a_cost + b_cost * static_cast<double>(v[m_step])) *
+  const bool keep_a = a_cost * static_cast<double>(v[n_step]) + b_cost <=
+                      a_cost + b_cost * static_cast<double>(v[m_step]);
+  r.mte1_step = (keep_a ? a_cost * static_cast<double>(v[n_step]) + b_cost
+                        : a_cost + b_cost * static_cast<double>(v[m_step])) *
                 fill / r.f;
+  const auto a_bytes = static_cast<double>(tm * tk * in),
+             b_bytes = static_cast<double>(tk * tn * in);
+  r.mte1_bytes = (keep_a ? a_bytes * static_cast<double>(v[n_step]) + b_bytes
+                         : a_bytes + b_bytes * static_cast<double>(v[m_step])) *
+                 fill;
   const double fractals = static_cast<double>((r.mc / 16) * (r.kp / md.k0) * (r.nc / 16));
   const double mmads =
       static_cast<double>(ceil_div(r.mc, bml0) * ceil_div(r.nc, bnl0) * ceil_div(r.kp, bkl0));
@@ -320,15 +335,58 @@ inline void cube_profile(const Soc& s, const Model& md, const Values& v, const C
   p.bound = classify(p);
 }
 
+/// The energy model's picojoules per cube MAC for an input width in bytes.
+[[nodiscard]] constexpr double mac_pj(const Soc& s, std::int64_t in_bytes) noexcept {
+  if (in_bytes <= 1) return s.mac_pj_int8;
+  return in_bytes == 2 ? s.mac_pj_fp16 : s.mac_pj_fp32;
+}
+
+/// Bytes one TransData pass over `seconds` moves through GM: it runs at its share of the GM
+/// bandwidth (transdata_efficiency).
+[[nodiscard]] constexpr double transdata_bytes(const Soc& s, double seconds) noexcept {
+  return seconds * s.gm_bandwidth * s.transdata_efficiency;
+}
+
+/// Joules of a cube configuration that fits, from the same run as its time: the padded MACs
+/// every block computes, the epilogue's vector repeats, GM traffic (what passes L2, the output,
+/// the residual, TransData), L2 traffic (every MTE2 read, the output, AIC -> AIV on split
+/// parts), local traffic (MTE2 into L1, MTE1 into L0A/L0B, the fp32 accumulator out of L0C and,
+/// on coupled parts, through UB), and static power over `seconds`.
+/// docs/simulator.md#the-energy-model.
+[[nodiscard]] inline double cube_energy(const Soc& s, const Model& md, const Values& v,
+                                        const CubeRun& r, double seconds) noexcept {
+  const auto blocks = static_cast<double>(r.blocks);
+  const double macs = blocks * static_cast<double>(r.mc * r.nc * r.kp);
+  const double out_bytes = static_cast<double>(md.batch * md.m * md.n * md.out_bytes);
+  const double out_elems = blocks * static_cast<double>(r.mc * r.nc);
+  const double mte2_bytes = r.reads * blocks;
+  const double vector_passes =
+      s.split ? md.epilogue_passes - md.epilogue_fixpipe_passes : md.epilogue_passes;
+  double gm = r.chip_reads + out_bytes + md.extra_input_bytes;
+  if (v[format] == 1 && md.tensors_nd) gm += transdata_bytes(s, md.format_transdata_seconds);
+  double l2 = mte2_bytes + out_bytes;
+  double local = mte2_bytes + r.mte1_bytes * r.steps * blocks + out_elems * 4;
+  if (s.split) {
+    if (vector_passes > 0 || r.residual > 0) l2 += 2 * out_bytes;
+  } else {
+    local += out_elems * 4 + out_bytes;  // L0C -> UB, UB -> MTE3
+  }
+  const double repeats =
+      vector_passes > 0 ? vector_passes * out_elems * 2 / s.vector_bytes_per_cycle : 0.0;
+  const double pj = macs * mac_pj(s, md.in_bytes) + repeats * s.vector_repeat_pj +
+                    gm * s.gm_pj_per_byte + l2 * s.l2_pj_per_byte + local * s.local_pj_per_byte;
+  return pj * 1e-12 + s.static_watts * seconds;
+}
 }  // namespace timing
 
 /// MatMul / BatchMatMul / Conv2D (img2col GEMM) on the cube. With a `Profile*` sink, also fills
-/// `*profile` with where the time goes (its own instantiation: the search's is unchanged).
+/// `*sink` with where the time goes (its own instantiation: the search's is unchanged).
+/// With a `Joules*` sink, also the configuration's energy (docs/simulator.md#the-energy-model).
 /// `gnu::flatten` inlines the steps: the oracle calls this millions of times, and the steps as
 /// calls cost about a sixth more time per call.
 template <class Sink = NoProfile>
 [[nodiscard, gnu::flatten]] inline Outcome cube_time(const Soc& s, const Model& md, const Values& v,
-                                                     [[maybe_unused]] Sink profile = {}) noexcept {
+                                                     [[maybe_unused]] Sink sink = {}) noexcept {
   if (const Outcome o = timing::cube_overflow(s, md, v); o.buffer != Buffer::none) return o;
   timing::CubeRun r;
   timing::cube_blocks(s, md, v, r);
@@ -340,7 +398,9 @@ template <class Sink = NoProfile>
   o.seconds = s.launch_overhead_seconds + std::max(static_cast<double>(r.waves) * r.block, r.cap);
   if (v[format] == 1 && md.tensors_nd) o.seconds += md.format_transdata_seconds;
   if constexpr (std::is_same_v<Sink, Profile*>) {
-    timing::cube_profile(s, md, v, r, o.seconds, *profile);
+    timing::cube_profile(s, md, v, r, o.seconds, *sink);
+  } else if constexpr (std::is_same_v<Sink, Joules*>) {
+    sink->value = timing::cube_energy(s, md, v, r, o.seconds);
   }
   return o;
 }
@@ -358,6 +418,7 @@ struct VectorRun {
   double tile = 0;    ///< elements per UB tile
   double tiles = 0;   ///< UB tiles per core
   double t_in = 0, t_vec = 0, t_out = 0;  ///< MTE2, Vector and MTE3 per tile, seconds
+  double tile_repeats = 0;                ///< vector repeats per tile, all passes
   double core = 0;                        ///< one core, with its fixed overhead
   double cap = 0;                         ///< the whole operator at the chip's GM bandwidth
 };
@@ -419,6 +480,7 @@ inline void vector_stages(const Soc& s, const Model& md, const Values& v, Vector
       std::ceil(r.tile * r.compute_bytes / s.vector_bytes_per_cycle / lanes.used);
   const double instructions = std::ceil(passes) * std::ceil(repeats / 255);
   r.t_vec = (repeats * passes + instructions * s.vector_instruction_overhead_cycles) / f;
+  r.tile_repeats = repeats * passes;
   const double share = s.gm_bandwidth / static_cast<double>(r.cores);
   r.t_in = r.tile * md.in_per_elem * r.reread / std::min(s.gm_read * f, share);
   r.t_out = r.tile * md.out_per_elem / std::min(std::min(s.ub_to_gm, s.gm_write) * f, share);
@@ -456,13 +518,27 @@ inline void vector_profile(const Soc& s, const Model& md, const Values& v, const
   p.bound = classify(p);
 }
 
+/// Joules of a vector configuration that fits, from the same run as its time: every core's
+/// tiles in and out of GM (through L2 and UB), their vector repeats, TransData, and static power
+/// over `seconds`. docs/simulator.md#the-energy-model.
+[[nodiscard]] inline double vector_energy(const Soc& s, const Model& md, const Values& v,
+                                          const VectorRun& r, double seconds) noexcept {
+  const double tiles = static_cast<double>(r.cores) * r.tiles;
+  double gm = tiles * r.tile * (md.in_per_elem * r.reread + md.out_per_elem);
+  const double ub = gm;
+  if (softmax_transdata(md, v)) gm += 2 * transdata_bytes(s, md.format_transdata_seconds);
+  const double pj = tiles * r.tile_repeats * s.vector_repeat_pj + gm * s.gm_pj_per_byte +
+                    gm * s.l2_pj_per_byte + ub * s.local_pj_per_byte;
+  return pj * 1e-12 + s.static_watts * seconds;
+}
 }  // namespace timing
 
 /// Vector operators (elementwise chains, reductions, SoftmaxV2, LayerNorm, pools, depthwise,
 /// TransData): MTE2 -> Vector -> MTE3 over UB tiles. `Sink` and `gnu::flatten` as for cube_time.
 template <class Sink = NoProfile>
-[[nodiscard, gnu::flatten]] inline Outcome vector_time(
-    const Soc& s, const Model& md, const Values& v, [[maybe_unused]] Sink profile = {}) noexcept {
+[[nodiscard, gnu::flatten]] inline Outcome vector_time(const Soc& s, const Model& md,
+                                                       const Values& v,
+                                                       [[maybe_unused]] Sink sink = {}) noexcept {
   timing::VectorRun r;
   r.precise = md.precision_variant && v[impl] == 1;
   r.compute_bytes = r.precise ? 4.0 : 2.0;
@@ -481,7 +557,9 @@ template <class Sink = NoProfile>
     o.seconds += 2 * md.format_transdata_seconds;  // TransData in front and behind
   }
   if constexpr (std::is_same_v<Sink, Profile*>) {
-    timing::vector_profile(s, md, v, r, o.seconds, *profile);
+    timing::vector_profile(s, md, v, r, o.seconds, *sink);
+  } else if constexpr (std::is_same_v<Sink, Joules*>) {
+    sink->value = timing::vector_energy(s, md, v, r, o.seconds);
   }
   return o;
 }
@@ -489,6 +567,13 @@ template <class Sink = NoProfile>
 /// The time of a configuration.
 [[nodiscard]] inline Outcome time(const Soc& s, const Model& md, const Values& v) noexcept {
   return md.family == Family::cube ? cube_time(s, md, v) : vector_time(s, md, v);
+}
+
+/// The time of a configuration and, in `out`, its energy (the runner's measurements).
+[[nodiscard]] inline Outcome time_and_energy(const Soc& s, const Model& md, const Values& v,
+                                             Joules& out) noexcept {
+  return md.family == Family::cube ? cube_time<Joules*>(s, md, v, &out)
+                                   : vector_time<Joules*>(s, md, v, &out);
 }
 
 /// The time of a configuration, and where it goes in `out` (for reports).
