@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include <ostream>  // doctest prints a std::error_code with it
 #include <string>
 
 namespace {

@@ -14,6 +14,7 @@
 #include "aoe/tuner/memory_repository.hpp"
 #include "aoe/tuner/stop_conditions.hpp"
 #include "aoe/tuner/tuning_result.hpp"
+#include "aoe/vocab/objective.hpp"
 #include "aoe/vocab/run_log.hpp"
 #include "aoe/vocab/trial.hpp"
 
@@ -38,6 +39,11 @@ struct TunerOptions {
   std::size_t batch_size = 1;    ///< configurations proposed and measured together
   bool reuse = true;             ///< a repository hit ends the run (false: AOE's REPEAT_TUNE)
   std::size_t max_stalled = 64;  ///< proposals in a row with nothing new before giving up
+  /// What is minimised (docs/energy.md). The default, time, is the tuning of every earlier
+  /// release. Any other needs measurements with energy (the tuner throws `aoe::Error`,
+  /// `invalid_argument`, at the first valid one without), keys the repository apart
+  /// (`Objective::key_suffix`) and shows the search policy the objective's score as the value.
+  Objective objective{};
 };
 
 namespace detail {
@@ -186,10 +192,19 @@ class Tuner {
 
   /// What one run carries from step to step.
   struct Run {
-    Run(const Space& s, const TuningKey* k) : space(s), key(k), view(s), started(Clock::now()) {}
+    Run(const Space& s, const TuningKey* k, const Objective& o)
+        : space(s), objective(o), view(s), started(Clock::now()) {
+      if (k != nullptr) {
+        keyed = *k;
+        keyed.problem += o.key_suffix();
+        key = &keyed;
+      }
+    }
 
     const Space& space;
-    const TuningKey* key;  ///< null: no repository
+    Objective objective;
+    TuningKey keyed;                 ///< the caller's key, with the objective's suffix
+    const TuningKey* key = nullptr;  ///< null: no repository
     SpaceView view;
     Clock::time_point started;
     TuningResult result;
@@ -206,6 +221,7 @@ class Tuner {
     std::size_t new_count = 0;         ///< the batch's configurations not seen before
     std::size_t stalled = 0;           ///< proposals in a row with nothing new
     bool stop_requested = false;       ///< an observer asked the run to stop
+    std::vector<FrontPoint> front;     ///< pareto: the non-dominated trials, by time
 
     [[nodiscard]] double clock() const { return result.search_seconds + result.measure_seconds; }
   };
@@ -215,7 +231,7 @@ class Tuner {
   template <class Stop, class... Observers>
   TuningResult run(const Space& space, const TuningKey* key, const Stop& stop,
                    Observers&... observers) {
-    Run r(space, key);
+    Run r(space, key, options_.objective);
     r.result.policy = detail::policy_name(search_);
     if constexpr (fingerprinted_repository<Repo> || trial_log<Repo>) {
       if (key != nullptr) r.fingerprint = space_fingerprint(space);
@@ -297,6 +313,8 @@ class Tuner {
       }
       r.logging = true;
       for (auto& lt : *logged) {
+        // A trial logged without its energy cannot be scored by an objective that needs it.
+        if (r.objective.needs_energy() && lt.measurement.ok() && !lt.measurement.energy) continue;
         if (auto c = r.space.find(lt.configuration)) r.replay.emplace(std::move(*c), std::move(lt));
       }
     } else {
@@ -368,7 +386,7 @@ class Tuner {
                                      ? "violates constraint '" + broken->description() + "'"
                                      : std::string("index out of range"));
         const bool was_logged = r.replay.erase(c) > 0;
-        record(std::move(t), r.state, r.result, r.seen);
+        record(std::move(t), r);
         if (!was_logged) log_trial(r, r.result.history.back());
         r.stop_requested = notify_measured(r, observers...) || r.stop_requested;
         continue;
@@ -427,7 +445,7 @@ class Tuner {
       clock += cost;
       t.finished = clock;
       r.result.measure_seconds += cost;
-      record(std::move(t), r.state, r.result, r.seen);
+      record(std::move(t), r);
       if (!replayed) log_trial(r, r.result.history.back());
       r.state.elapsed = r.clock();
       r.stop_requested = notify_measured(r, observers...) || r.stop_requested;
@@ -442,7 +460,7 @@ class Tuner {
     for (const auto& c : batch) {
       const auto it = r.seen.find(c);
       if (it != r.seen.end() && it->second != TuningState::npos) {
-        observed.push_back(r.result.history[it->second]);
+        observed.push_back(policy_view(r, r.result.history[it->second]));
       }
     }
     const std::span<const Trial> batch_trials(
@@ -460,6 +478,7 @@ class Tuner {
     result.best_index = r.state.best_index;
     result.best_value = r.state.best_value;
     result.best_configuration = result.history[r.state.best_index].configuration;
+    for (const auto& p : r.front) result.front.push_back(p.index);
     if (r.key == nullptr) return;
     Record rec{*r.key, r.space.named_values(*result.best_configuration), r.state.best_value,
                Provenance{result.policy, r.state.evaluations, detail::utc_timestamp()}};
@@ -512,23 +531,69 @@ class Tuner {
     return rec.provenance.timing && rec.provenance.timing->measured();
   }
 
-  static void record(Trial t, TuningState& state, TuningResult& result, SeenMap& seen) {
+  /// Appends a trial to the history; a valid one that improves the objective becomes the best.
+  static void record(Trial t, Run& r) {
+    TuningState& state = r.state;
+    TuningResult& result = r.result;
     ++state.evaluations;
     t.evaluation = state.evaluations;
     ++result.status_counts[static_cast<std::size_t>(t.measurement.status)];
     const std::size_t index = result.history.size();
-    seen[t.configuration] = index;
+    r.seen[t.configuration] = index;
     bool improved = false;
     if (t.measurement.ok()) {
       ++state.valid_evaluations;
-      if (t.measurement.value < state.best_value) {
-        state.best_value = t.measurement.value;
-        state.best_index = index;
-        improved = true;
-      }
+      improved = r.objective.plain_time() ? improves_time(t.measurement, index, state)
+                                          : improves_objective(t.measurement, index, r);
     }
     state.since_improvement = improved ? 0 : state.since_improvement + 1;
     result.history.push_back(std::move(t));
+  }
+
+  static bool improves_time(const Measurement& m, std::size_t index, TuningState& state) {
+    if (!(m.value < state.best_value)) return false;
+    state.best_value = m.value;
+    state.best_index = index;
+    return true;
+  }
+
+  /// An objective other than plain time: the score, the cap, and for pareto the front and its
+  /// rule. A valid measurement without energy is the measure policy's error.
+  static bool improves_objective(const Measurement& m, std::size_t index, Run& r) {
+    const auto score = objective_score(m, r.objective);
+    if (!score) {
+      throw Error(Errc::invalid_argument,
+                  "aoe::Tuner: the objective '" + r.objective.label() +
+                      "' needs each measurement's energy, and the measure policy gave none for "
+                      "a valid configuration (evaluation " +
+                      std::to_string(r.state.evaluations) +
+                      "); its runner cannot measure energy here (docs/energy.md)");
+    }
+    if (!under_cap(m, r.objective)) return false;
+    if (r.objective.kind != ObjectiveKind::pareto) {
+      if (!(*score < r.state.best_value)) return false;
+      r.state.best_value = *score;
+      r.state.best_index = index;
+      return true;
+    }
+    if (!add_to_front(r.front, FrontPoint{m.value, m.energy->joules, index})) return false;
+    const FrontPoint& chosen = r.front[pick_from_front(r.front, r.objective.pick)];
+    r.state.best_index = chosen.index;
+    r.state.best_value =
+        chosen.index == index
+            ? *score
+            : *objective_score(r.result.history[chosen.index].measurement, r.objective);
+    return true;
+  }
+
+  /// The trial a search policy is shown: as measured for plain time; otherwise a valid one's
+  /// value is the objective's (objective_score, policy_value).
+  static Trial policy_view(const Run& r, const Trial& t) {
+    if (r.objective.plain_time() || !t.measurement.ok()) return t;
+    Trial shown = t;
+    const double score = objective_score(t.measurement, r.objective).value_or(t.measurement.value);
+    shown.measurement.value = policy_value(t.measurement, r.objective, score);
+    return shown;
   }
 
   template <class O>

@@ -42,10 +42,15 @@ enum class StopReason : std::uint8_t {
 struct TuningResult {
   /// The best configuration: measured in this run, or taken from the repository on a hit.
   std::optional<Configuration> best_configuration;
+  /// The objective's score of the best (TunerOptions::objective): its seconds for time, joules
+  /// for energy, joules x seconds for edp and for the pareto point in use.
   double best_value = std::numeric_limits<double>::infinity();
   /// Index of the best trial in `history`; npos on a repository hit or when nothing was valid.
   std::size_t best_index = TuningState::npos;
   std::vector<Trial> history;  ///< every evaluation, in order
+  /// Pareto: indices in `history` of the non-dominated trials (time, energy), by time; the best
+  /// is the one the objective's rule picks. Empty for the other objectives.
+  std::vector<std::size_t> front;
   std::array<std::size_t, status_count> status_counts{};
   double search_seconds = 0;   ///< wall time spent in the search policy
   double measure_seconds = 0;  ///< measurement cost (device time where the runner reports it)

@@ -26,6 +26,7 @@ struct TuningState {
   std::size_t valid_evaluations = 0;  ///< of which measured with status `correct`
   std::size_t since_improvement = 0;  ///< evaluations since the best value last improved
   double elapsed = 0;                 ///< seconds: search time plus measurement cost
+  /// The best trial's score under the tuning's objective (its seconds for time).
   double best_value = std::numeric_limits<double>::infinity();
   /// Index in the history of the best trial so far; npos before the first valid measurement.
   std::size_t best_index = npos;

@@ -26,6 +26,19 @@ void serialize(Archive& ar, Measurement& m, const unsigned int /*version*/) {
   ar& m.samples;
   ar& m.message;
   ar& m.cost;
+  // The energy: a presence flag, then its fields (Boost 1.81 has no std::optional support).
+  bool has_energy = m.energy.has_value();
+  ar& has_energy;
+  if (has_energy) {
+    if (!m.energy) m.energy.emplace();
+    auto kind = static_cast<std::uint8_t>(m.energy->kind);
+    ar& m.energy->joules;
+    ar& m.energy->watts;
+    ar& kind;
+    m.energy->kind = static_cast<TimingKind>(kind);
+  } else {
+    m.energy.reset();
+  }
 }
 
 }  // namespace aoe
