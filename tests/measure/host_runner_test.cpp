@@ -8,7 +8,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -31,8 +35,10 @@ void busy_wait(std::chrono::microseconds d) {
 TEST_CASE("the host runner times the callable on the typed configuration") {
   const auto space = params_space();
   std::vector<int> calls;
-  aoe::Runner<aoe::device::Host> runner([&](const Params& p) { calls.push_back(p.n); },
-                                        aoe::HostOptions{.warmup = 2, .repetitions = 3});
+  // Energy off: where RAPL is readable, untimed runs would fill its window (counted below).
+  aoe::Runner<aoe::device::Host> runner(
+      [&](const Params& p) { calls.push_back(p.n); },
+      aoe::HostOptions{.warmup = 2, .repetitions = 3, .energy = false});
   const std::vector<aoe::Configuration> batch{{2, 0}, {0, 0}};
   const auto ms = runner.measure(space, batch);
   REQUIRE(ms.size() == 2);
@@ -112,3 +118,96 @@ TEST_CASE("the host runner takes a raw aoe::Configuration too, and tunes in a Tu
   REQUIRE(result.found());
   CHECK(space.to_string(*result.best_configuration) == "spin=5");
 }
+
+namespace host_energy {
+
+/// A powercap tree in a temporary directory: two packages, a sub-domain and a platform domain
+/// (not added), each counter a file the kernel below advances as a CPU's would.
+struct FakePowercap {
+  std::filesystem::path root;
+  std::uint64_t range = 1000000;
+  explicit FakePowercap(const std::string& name, std::uint64_t start = 0) {
+    root = std::filesystem::temp_directory_path() / ("aoe_rapl_" + name);
+    std::filesystem::remove_all(root);
+    domain("intel-rapl:0", "package-0", start);
+    domain("intel-rapl:1", "package-1", start);
+    domain("intel-rapl:0:0", "core", start);
+    domain("intel-rapl:2", "psys", start);
+  }
+  ~FakePowercap() { std::filesystem::remove_all(root); }
+  FakePowercap(const FakePowercap&) = delete;
+  FakePowercap& operator=(const FakePowercap&) = delete;
+
+  void domain(const std::string& dir, const std::string& name, std::uint64_t start) {
+    std::filesystem::create_directories(root / dir);
+    std::ofstream(root / dir / "name") << name << "\n";
+    std::ofstream(root / dir / "max_energy_range_uj") << range << "\n";
+    std::ofstream(root / dir / "energy_uj") << start << "\n";
+  }
+  /// Adds microjoules to a domain's counter, wrapping at its range.
+  void add(const std::string& dir, std::uint64_t uj) const {
+    std::uint64_t now = 0;
+    std::ifstream(root / dir / "energy_uj") >> now;
+    std::ofstream(root / dir / "energy_uj") << (now + uj) % range << "\n";
+  }
+};
+
+TEST_CASE("with RAPL readable, each measurement carries the packages' energy per run") {
+  for (const std::uint64_t start : {std::uint64_t{0}, std::uint64_t{999000}}) {  // and a wrap
+    CAPTURE(start);
+    const FakePowercap rapl("readable", start);
+    const aoe::Rapl counters(rapl.root);
+    REQUIRE(counters.available());
+    CHECK(counters.packages() == 2);
+    aoe::HostRunner runner(
+        [&](const aoe::Configuration&) {
+          rapl.add("intel-rapl:0", 1000);  // 1 mJ per run on package 0
+          rapl.add("intel-rapl:1", 500);
+          rapl.add("intel-rapl:0:0", 900);  // inside package 0's figure: not added again
+          rapl.add("intel-rapl:2", 7000);   // the platform: not a package
+          busy_wait(std::chrono::microseconds(200));
+        },
+        aoe::HostOptions{.repetitions = 3, .powercap = rapl.root.string()});
+    REQUIRE(runner.measures_energy());
+    const aoe::Space space({aoe::range("n", 1, 2)});
+    const std::vector<aoe::Configuration> batch{{0}};
+    const auto m = runner.measure(aoe::SpaceView(space), batch).front();
+    REQUIRE(m.ok());
+    REQUIRE(m.energy.has_value());
+    CHECK(m.energy->kind == aoe::TimingKind::measured);
+    // The window ran until 10 ms had passed: the untimed runs are counted too.
+    CHECK(m.energy->joules == doctest::Approx(1.5e-3));
+    CHECK(m.energy->watts > 0);
+    CHECK(m.energy->watts < 1.5e-3 / 200e-6 * 1.01);  // at most one run's energy per its time
+  }
+}
+
+TEST_CASE("without RAPL, or with energy off, a measurement has no energy, and says why") {
+  const aoe::Space space({aoe::range("n", 1, 2)});
+  const std::vector<aoe::Configuration> batch{{0}};
+  const auto kernel = [](const aoe::Configuration&) {};
+  {
+    const FakePowercap rapl("unreadable");
+    std::filesystem::remove(rapl.root / "intel-rapl:1" / "energy_uj");  // root only, say
+    aoe::HostRunner runner(kernel, aoe::HostOptions{.powercap = rapl.root.string()});
+    CHECK_FALSE(runner.measures_energy());
+    CHECK(runner.energy_unavailable().find("intel-rapl:1/energy_uj is not readable") !=
+          std::string::npos);
+    CHECK_FALSE(runner.measure(aoe::SpaceView(space), batch).front().energy.has_value());
+  }
+  {
+    aoe::HostRunner runner(kernel, aoe::HostOptions{.powercap = "/nonexistent/powercap"});
+    CHECK_FALSE(runner.measures_energy());
+    CHECK(runner.energy_unavailable().find("/nonexistent/powercap") != std::string::npos);
+  }
+  {
+    const FakePowercap rapl("off");
+    aoe::HostRunner runner(kernel,
+                           aoe::HostOptions{.energy = false, .powercap = rapl.root.string()});
+    CHECK_FALSE(runner.measures_energy());
+    CHECK(runner.energy_unavailable() == "HostOptions::energy is off");
+    CHECK_FALSE(runner.measure(aoe::SpaceView(space), batch).front().energy.has_value());
+  }
+}
+
+}  // namespace host_energy

@@ -2,6 +2,7 @@
 #ifndef AOE_MEASURE_HOST_RUNNER_HPP
 #define AOE_MEASURE_HOST_RUNNER_HPP
 
+#include "aoe/measure/rapl.hpp"
 #include "aoe/measure/runner.hpp"
 #include "aoe/measure/statistics.hpp"
 #include "aoe/space/configuration.hpp"
@@ -16,6 +17,8 @@
 #include <exception>
 #include <functional>
 #include <limits>
+#include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -34,6 +37,13 @@ struct HostOptions {
   /// remaining repetitions are skipped.
   double timeout_factor = 10;
   double min_timeout = 0.05;  ///< seconds below which nothing times out
+  /// Energy from the CPU packages' RAPL counters (aoe::Rapl) around the timed runs, where they
+  /// are readable; false: never read. docs/energy.md#host.
+  bool energy = true;
+  /// Seconds: after the timed runs, untimed runs go on until the counters have run this long,
+  /// so that a counter updated about every millisecond resolves a short kernel.
+  double energy_window = 0.01;
+  std::string powercap = "/sys/class/powercap";  ///< where the RAPL counters are
 };
 
 namespace detail {
@@ -69,20 +79,26 @@ using callable_argument_t = typename callable_argument<std::decay_t<F>>::type;
 /// `aoe::Configuration`. Warm-up runs, then timed repetitions reduced by the statistic; raw
 /// samples are kept. An exception becomes status `runtime` with its message; an optional check
 /// that returns false becomes `correctness`; a run over the adaptive timeout becomes `timeout`.
+/// Where RAPL is readable, a valid measurement carries the packages' energy per run and their
+/// average power (measured: the whole package, whatever else ran on it).
 template <>
 class Runner<device::Host> {
  public:
   /// `kernel(params)` is timed; its return value is ignored.
   template <class F>
   explicit Runner(F kernel, HostOptions options = {})
-      : prepare_(make_prepare(std::move(kernel))), options_(options) {}
+      : prepare_(make_prepare(std::move(kernel))), options_(std::move(options)) {
+    open_rapl();
+  }
 
   /// `check(params)` runs after the timed runs and returns whether the output is right.
   template <class F, class C>
   Runner(F kernel, C check, HostOptions options = {})
       : prepare_(make_prepare(std::move(kernel))),
         check_(make_check(std::move(check))),
-        options_(options) {}
+        options_(std::move(options)) {
+    open_rapl();
+  }
 
   [[nodiscard]] std::vector<Measurement> measure(SpaceView view,
                                                  std::span<const Configuration> batch) {
@@ -95,6 +111,9 @@ class Runner<device::Host> {
   [[nodiscard]] const HostOptions& options() const noexcept { return options_; }
   /// The best value measured so far (the adaptive timeout's reference).
   [[nodiscard]] double best() const noexcept { return best_; }
+  /// Whether measurements carry energy, and if not why ("energy off", RAPL's reason).
+  [[nodiscard]] bool measures_energy() const noexcept { return rapl_ != nullptr; }
+  [[nodiscard]] const std::string& energy_unavailable() const noexcept { return no_energy_; }
 
  private:
   using Clock = std::chrono::steady_clock;
@@ -127,6 +146,36 @@ class Runner<device::Host> {
     };
   }
 
+  void open_rapl() {
+    if (!options_.energy) {
+      no_energy_ = "HostOptions::energy is off";
+      return;
+    }
+    auto rapl = std::make_shared<const Rapl>(options_.powercap);
+    if (rapl->available()) {
+      rapl_ = std::move(rapl);
+    } else {
+      no_energy_ = rapl->why();
+    }
+  }
+
+  /// The energy of one run: the counters from the first timed run (`before`, at `since`) to
+  /// now, after untimed runs that stretch the window to `energy_window`, over the runs made.
+  [[nodiscard]] std::optional<Energy> energy_since(const Rapl::Reading& before,
+                                                   Clock::time_point since, std::size_t runs,
+                                                   const Prepared& run) const {
+    const auto window = [&] { return std::chrono::duration<double>(Clock::now() - since).count(); };
+    while (window() < options_.energy_window) {
+      run();
+      ++runs;
+    }
+    const auto after = rapl_->read();
+    const double seconds = window();
+    if (!after || seconds <= 0) return std::nullopt;
+    const double joules = rapl_->joules_between(before, *after);
+    return Energy{joules / static_cast<double>(runs), joules / seconds, TimingKind::measured};
+  }
+
   [[nodiscard]] double timeout() const noexcept {
     if (options_.timeout_factor <= 0 || !(best_ < std::numeric_limits<double>::infinity())) {
       return std::numeric_limits<double>::infinity();
@@ -138,11 +187,18 @@ class Runner<device::Host> {
     const auto begin = Clock::now();
     const auto cost = [&] { return std::chrono::duration<double>(Clock::now() - begin).count(); };
     std::vector<double> samples;
+    std::optional<Energy> energy;
     try {
       const Prepared run = prepare_(space, c);
       const double limit = timeout();
       const std::size_t repetitions = std::max<std::size_t>(1, options_.repetitions);
+      std::optional<Rapl::Reading> before;
+      Clock::time_point since;
       for (std::size_t i = 0; i < options_.warmup + repetitions; ++i) {
+        if (i == options_.warmup && rapl_) {
+          before = rapl_->read();
+          since = Clock::now();
+        }
         const auto t0 = Clock::now();
         run();
         const double t = std::chrono::duration<double>(Clock::now() - t0).count();
@@ -158,6 +214,7 @@ class Runner<device::Host> {
         }
         if (i >= options_.warmup) samples.push_back(t);
       }
+      if (before) energy = energy_since(*before, since, repetitions, run);
       if (check_ && !check_(space, c)) {
         Measurement m =
             Measurement::failure(Status::correctness, "the check rejected the output", cost());
@@ -175,12 +232,16 @@ class Runner<device::Host> {
     }
     const double value = reduce(options_.statistic, samples);
     best_ = std::min(best_, value);
-    return Measurement::success(value, std::move(samples), cost());
+    Measurement m = Measurement::success(value, std::move(samples), cost());
+    m.energy = energy;
+    return m;
   }
 
   std::function<Prepared(const Space&, const Configuration&)> prepare_;
   std::function<bool(const Space&, const Configuration&)> check_;
   HostOptions options_;
+  std::shared_ptr<const Rapl> rapl_;  ///< null: no energy
+  std::string no_energy_;
   double best_ = std::numeric_limits<double>::infinity();
 };
 
