@@ -119,4 +119,38 @@ TEST_CASE("gpu: the project's SGEMM, templated, is right and fast on the GPU" *
                    << " GFLOP/s at 512^3");
 }
 
+TEST_CASE("gpu: with energy on, a measurement carries NVML's energy per run and its power" *
+          doctest::test_suite("gpu")) {
+  const auto info = gpu_or_skip();
+  if (!info) return;
+  const auto problem = aoe::cuda::gemm_problem(1024, 1024, 1024);
+  auto runner = aoe::CudaRunner::open(aoe::cuda::gemm_kernel(problem),
+                                      {.repetitions = 5, .energy = true, .energy_window = 0.3});
+  REQUIRE_MESSAGE(runner.has_value(), (runner ? std::string() : runner.error().message));
+  if (!runner->has_gpu_state()) {
+    aoe::test::skip("NVML is not available on this machine");
+    return;
+  }
+  const aoe::Space space = aoe::cuda::gemm_space(1024, 1024, 1024, *info);
+  std::vector<aoe::Configuration> sample;
+  auto e = space.enumerate();
+  aoe::Configuration c;
+  for (std::size_t i = 0; e.next(c) && sample.size() < 4; ++i) {
+    if (i % 211 == 0) sample.push_back(c);
+  }
+  const auto m = runner->measure(aoe::SpaceView(space), sample);
+  for (std::size_t i = 0; i < m.size(); ++i) {
+    if (!m[i].ok()) continue;
+    REQUIRE_MESSAGE(m[i].energy.has_value(), "no energy: the counter needs Volta or later");
+    CHECK(m[i].energy->kind == aoe::TimingKind::measured);
+    CHECK(m[i].energy->joules > 0);
+    // A data-centre GPU busy on a GEMM: between its idle draw and its board limit.
+    CHECK(m[i].energy->watts > 20);
+    CHECK(m[i].energy->watts < 1200);
+    MESSAGE(space.to_string(sample[i])
+            << ": " << m[i].value * 1e6 << " us, " << m[i].energy->joules * 1e3 << " mJ, "
+            << m[i].energy->watts << " W");
+  }
+}
+
 }  // namespace cuda_gpu_test

@@ -68,6 +68,11 @@ struct CudaOptions {
   /// the time (the same order).
   std::function<double(double seconds, const cuda::Params&)> objective{};
   std::size_t max_log = 4000;  ///< characters of NVRTC's log kept in a failure's message
+  /// Energy from NVML's energy counter (read only) around the timed runs: each measurement
+  /// then carries the energy per run and the average power. Off by default: the counter moves
+  /// in steps of tens of milliseconds, so untimed runs fill `energy_window` per configuration.
+  bool energy = false;
+  double energy_window = 0.2;  ///< seconds the counter spans per configuration, at least
 };
 
 namespace cuda {
@@ -456,6 +461,24 @@ class Runner<device::Cuda> {
   // One launch between two events (after writing the L2 flush buffer when `flush`), waited
   // for; its event time in `seconds`. A failure is returned (recover() then finds out whether
   // it left the context unusable).
+  /// The energy of one run: NVML's counter from before the timed runs (`joules_before`, at
+  /// `since`) to now, after untimed runs (not flushed) that stretch the window to
+  /// `energy_window`, over the runs made; none where the counter cannot be read or a run fails.
+  std::optional<Energy> energy_since(double joules_before, Clock::time_point since,
+                                     std::size_t runs, const Launch& launch) {
+    const auto window = [&] { return std::chrono::duration<double>(Clock::now() - since).count(); };
+    while (window() < options_.energy_window) {
+      double t = 0;
+      if (run(launch, t, false)) return std::nullopt;
+      ++runs;
+    }
+    const auto after = state_->nvml.energy_joules();
+    const double seconds = window();
+    if (!after || *after < joules_before || runs == 0) return std::nullopt;
+    const double joules = *after - joules_before;
+    return Energy{joules / static_cast<double>(runs), joules / seconds, TimingKind::measured};
+  }
+
   std::optional<Measurement> run(const Launch& launch, double& seconds, bool flush) {
     const State& s = *state_;
     const cuda::DriverApi& api = *s.api;
@@ -565,17 +588,27 @@ class Runner<device::Cuda> {
       const double limit = timeout();
       if (first > limit) return fail(kernel::timeout_failure(first, limit));
       const auto bench_begin = Clock::now();
+      const auto joules_before = options_.energy ? state_->nvml.energy_joules() : std::nullopt;
+      std::size_t runs = 0;
       if (auto m = kernel::timed_runs(
               options_.warmup, options_.repetitions, limit,
-              [&](double& t) { return run(launch, t, options_.flush_l2); }, samples)) {
+              [&](double& t) {
+                ++runs;
+                return run(launch, t, options_.flush_l2);
+              },
+              samples)) {
         return fail(std::move(*m));
       }
+      std::optional<Energy> energy;
+      if (joules_before) energy = energy_since(*joules_before, bench_begin, runs, launch);
       timing.benchmark_seconds = since(bench_begin);
       timing.state = state_->nvml.read();
       const double seconds = reduce(options_.statistic, samples);
       best_ = std::min(best_, seconds);
       const double value = options_.objective ? options_.objective(seconds, params) : seconds;
-      return Measurement::success(value, std::move(samples), compiled.seconds + since(begin));
+      auto m = Measurement::success(value, std::move(samples), compiled.seconds + since(begin));
+      m.energy = energy;
+      return m;
     } catch (const std::exception& e) {
       Measurement m = Measurement::failure(Status::runtime, e.what());
       m.samples = std::move(samples);

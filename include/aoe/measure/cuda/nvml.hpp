@@ -21,8 +21,9 @@ struct GpuState {
 
 /// NVML for one device, found by its PCI bus id (DeviceInfo::pci_bus_id). Reads only: the
 /// functions loaded are nvmlInit, nvmlShutdown, nvmlDeviceGetHandleByPciBusId,
-/// nvmlDeviceGetClockInfo, nvmlDeviceGetTemperature and nvmlDeviceGetPowerUsage (NVML API
-/// reference, docs.nvidia.com/deploy/nvml-api). Not copyable; one per runner.
+/// nvmlDeviceGetClockInfo, nvmlDeviceGetTemperature, nvmlDeviceGetPowerUsage and
+/// nvmlDeviceGetTotalEnergyConsumption (NVML API reference, docs.nvidia.com/deploy/nvml-api).
+/// Nothing that sets a clock or a power limit is loaded. Not copyable; one per runner.
 class Nvml {
  public:
   /// NVML for the device at `pci_bus_id`; `available()` is false when NVML or the device
@@ -36,6 +37,7 @@ class Nvml {
     clock_ = reinterpret_cast<Clock>(::dlsym(library_, "nvmlDeviceGetClockInfo"));
     temperature_ = reinterpret_cast<Temperature>(::dlsym(library_, "nvmlDeviceGetTemperature"));
     power_ = reinterpret_cast<Power>(::dlsym(library_, "nvmlDeviceGetPowerUsage"));
+    energy_ = reinterpret_cast<Energy>(::dlsym(library_, "nvmlDeviceGetTotalEnergyConsumption"));
     if (init_ == nullptr || shutdown_ == nullptr || by_bus_id_ == nullptr || init_() != 0) {
       return;
     }
@@ -50,6 +52,14 @@ class Nvml {
   }
 
   [[nodiscard]] bool available() const noexcept { return device_ != nullptr; }
+
+  /// The energy the device has used since the driver was loaded, in joules (the counter is in
+  /// millijoules; Volta and later); none where NVML or the query is unavailable.
+  [[nodiscard]] std::optional<double> energy_joules() const {
+    unsigned long long mj = 0;
+    if (device_ == nullptr || energy_ == nullptr || energy_(device_, &mj) != 0) return std::nullopt;
+    return static_cast<double>(mj) * 1e-3;
+  }
 
   /// The device's state now (all unknown when NVML is unavailable).
   [[nodiscard]] GpuState read() const {
@@ -75,6 +85,7 @@ class Nvml {
   using Clock = int (*)(Device, int, unsigned int*);
   using Temperature = int (*)(Device, int, unsigned int*);
   using Power = int (*)(Device, unsigned int*);
+  using Energy = int (*)(Device, unsigned long long*);
 
   void* library_ = nullptr;
   Init init_ = nullptr;
@@ -83,6 +94,7 @@ class Nvml {
   Clock clock_ = nullptr;
   Temperature temperature_ = nullptr;
   Power power_ = nullptr;
+  Energy energy_ = nullptr;
   bool initialised_ = false;
   Device device_ = nullptr;
 };
