@@ -179,6 +179,37 @@ namespace detail {
   return c;
 }
 
+/// The energy of a valid cache entry, where it has one: joules per run from `energy`,
+/// `nvml_energy` or `ps_energy` (the first present), watts from the matching `power` field or,
+/// without one, joules over the entry's time.
+[[nodiscard]] inline std::optional<ErrorInfo> cache_entry_energy(const boost::json::object& entry,
+                                                                 RecordedEntry& e,
+                                                                 const std::string& pointer,
+                                                                 const std::string& path) {
+  if (e.status != Status::correct) return std::nullopt;
+  for (const auto& [joules, watts] :
+       {std::pair{"energy", "power"}, std::pair{"nvml_energy", "nvml_power"},
+        std::pair{"ps_energy", "ps_power"}}) {
+    const auto* j = entry.if_contains(joules);
+    if (j == nullptr) continue;
+    const auto x = number(*j);
+    if (!x || *x < 0) {
+      return schema_error(path, pointer + "/" + joules, "a non-negative number (joules)", j);
+    }
+    Energy energy{*x, e.value > 0 ? *x / e.value : 0, TimingKind::measured};
+    if (const auto* w = entry.if_contains(watts)) {
+      const auto y = number(*w);
+      if (!y || *y < 0) {
+        return schema_error(path, pointer + "/" + watts, "a non-negative number (watts)", w);
+      }
+      energy.watts = *y;
+    }
+    e.energy = energy;
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
 /// What the cache entry `entry` (at `pointer`) measured: the objective (times `scale`) or its
 /// error marker, the samples and the compile, verification and benchmark times (milliseconds in
 /// the file, seconds here).
@@ -221,6 +252,7 @@ namespace detail {
     }
     return std::nullopt;
   };
+  if (auto err = cache_entry_energy(entry, e, pointer, path)) return *err;
   if (auto err = read_ms("compile_time", e.compile_seconds)) return *err;
   if (auto err = read_ms("verification_time", e.verification_seconds)) return *err;
   if (entry.contains("benchmark_time")) {
@@ -270,6 +302,11 @@ namespace detail {
     recording.kernel = std::string(k->get_string());
   }
   recording.objective = *objective;
+  if (const auto* k = top->if_contains("energy_kind"); k != nullptr) {
+    const auto kind = k->is_string() ? timing_kind_from(k->get_string()) : std::nullopt;
+    if (!kind) return schema_error(path, "/energy_kind", "\"simulated\" or \"measured\"", k);
+    recording.energy_kind = *kind;
+  }
   const Space& space = recording.space();
   for (const auto& kv : *cache) {
     const std::string key(kv.key());
@@ -280,6 +317,7 @@ namespace detail {
     if (!c) return c.error();
     auto e = detail::cache_entry_measurement(*entry, *objective, scale, pointer, path);
     if (!e) return e.error();
+    if (e->energy) e->energy->kind = recording.energy_kind;
     if (!recording.add(*c, std::move(*e))) {
       return make_error(Errc::schema_error, path + ": " + pointer + ": configuration " +
                                                 space.to_string(*c) + " is recorded twice");

@@ -51,7 +51,8 @@ namespace detail {
 /// `tune_params_keys`, `tune_params` (every level of every parameter) and `cache`, one entry
 /// per recorded configuration keyed by its comma-joined values, with the parameters, `time`
 /// (milliseconds, or the failure marker), `times`, `compile_time`, `verification_time`,
-/// `benchmark_time` (milliseconds) and `aoe_status`.
+/// `benchmark_time` (milliseconds) and `aoe_status`; where entries carry energy, `energy`
+/// (joules per run) and `power` (watts) in them and `energy_kind` at the top.
 [[nodiscard]] inline boost::json::object kernel_tuner_cache_json(const Recording& recording) {
   const Space& space = recording.space();
   boost::json::object root;
@@ -95,6 +96,11 @@ namespace detail {
     entry["verification_time"] = e.verification_seconds * 1e3;
     if (e.benchmark_seconds) entry["benchmark_time"] = *e.benchmark_seconds * 1e3;
     entry["aoe_status"] = std::string(to_string(e.status));
+    if (e.energy) {
+      entry["energy"] = e.energy->joules;
+      entry["power"] = e.energy->watts;
+      root["energy_kind"] = std::string(to_string(e.energy->kind));
+    }
     cache[key] = std::move(entry);
   }
   root["cache"] = std::move(cache);

@@ -79,6 +79,7 @@ template <measure_policy Runner>
       e.status = m[i].status;
       e.value = m[i].ok() ? m[i].value : std::numeric_limits<double>::infinity();
       e.samples = m[i].samples;
+      if (m[i].ok()) e.energy = m[i].energy;
       if constexpr (requires { runner.timings(); }) {
         const auto& t = runner.timings();
         if (i < t.size()) {

@@ -9,7 +9,9 @@
 #include "aoe/space/constraint.hpp"
 #include "aoe/space/parameter.hpp"
 #include "aoe/space/space.hpp"
+#include "aoe/vocab/measurement.hpp"
 #include "aoe/vocab/status.hpp"
+#include "aoe/vocab/timing.hpp"
 
 #include <algorithm>
 #include <cstddef>
@@ -37,6 +39,9 @@ struct RecordedEntry {
   /// `benchmark_time` when recorded: the time the device spent on the timed runs.
   std::optional<double> benchmark_seconds;
   std::string marker;  ///< the error marker as recorded ("RuntimeFailedConfig"), if it failed
+  /// Energy per run and average power where recorded (Kernel Tuner: `energy`/`power`,
+  /// `nvml_energy`/`nvml_power`, `ps_energy`/`ps_power`); its kind is the recording's.
+  std::optional<Energy> energy;
 };
 
 /// A recorded space. The parameters come from the file (Kernel Tuner: `tune_params`, in
@@ -87,6 +92,9 @@ class Recording {
   std::string device;     ///< device name as recorded, if any
   std::string kernel;     ///< kernel name as recorded, if any
   std::string objective;  ///< objective as recorded ("time")
+  /// Whether the recorded energies are a model's or a device's (a cache's `energy_kind`;
+  /// observers' fields, `nvml_energy` and `ps_energy`, are measured).
+  TimingKind energy_kind = TimingKind::measured;
 
   /// The recorded entry of a configuration, or nullptr if it is not recorded.
   [[nodiscard]] const RecordedEntry* find(const Configuration& c) const {

@@ -110,6 +110,7 @@ class Runner<device::Replay> {
     m.status = e->status;
     m.value = e->value;
     m.samples = e->samples;
+    m.energy = e->energy;
     m.cost = cost(*e);
     if (options_.sleep_scale > 0) {
       const double seconds = options_.sleep_scale * device_seconds(*e);
