@@ -190,10 +190,28 @@ TEST_CASE("pareto: the front is every non-dominated trial, and the rule picks th
           {r.history[i].measurement.value, r.history[i].measurement.energy->joules, i});
     }
     CHECK(r.best_index == r.front[pick_from_front(points, rule)]);
+    const auto& m = r.best_trial()->measurement;
+    const double expected_score = rule == FrontPick::fastest        ? m.value
+                                  : rule == FrontPick::least_energy ? m.energy->joules
+                                                                    : m.energy->joules * m.value;
+    CHECK(r.best_value == expected_score);
   }
   const auto fastest = tune({.kind = ObjectiveKind::pareto, .pick = FrontPick::fastest});
   const auto time_only = tune({});
   CHECK(fastest.best_trial()->configuration == time_only.best_trial()->configuration);
+}
+
+TEST_CASE("pareto: a scalarising policy is shown the energy-delay product, whatever the rule") {
+  Tuner<ShownGrid, ClockRunner> tuner(
+      ShownGrid{}, ClockRunner{},
+      TunerOptions{.objective = {.kind = ObjectiveKind::pareto, .pick = FrontPick::fastest}});
+  const auto r = tuner.tune(clock_space(), MaxEvaluations{64});
+  const auto& shown = tuner.search().shown;
+  REQUIRE(shown.size() == r.history.size());
+  for (std::size_t i = 0; i < shown.size(); ++i) {
+    const auto& m = r.history[i].measurement;
+    CHECK(shown[i].measurement.value == doctest::Approx(m.energy->joules * m.value));
+  }
 }
 
 TEST_CASE("an objective that needs energy, with a runner that cannot tell, is a clear error") {

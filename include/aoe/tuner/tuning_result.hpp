@@ -42,8 +42,9 @@ enum class StopReason : std::uint8_t {
 struct TuningResult {
   /// The best configuration: measured in this run, or taken from the repository on a hit.
   std::optional<Configuration> best_configuration;
-  /// The objective's score of the best (TunerOptions::objective): its seconds for time, joules
-  /// for energy, joules x seconds for edp and for the pareto point in use.
+  /// The objective's score of the best (TunerOptions::objective, aoe::objective_score): its
+  /// seconds for time, joules for energy, joules x seconds for edp; for pareto, the point in
+  /// use by its rule's measure.
   double best_value = std::numeric_limits<double>::infinity();
   /// Index of the best trial in `history`; npos on a repository hit or when nothing was valid.
   std::size_t best_index = TuningState::npos;

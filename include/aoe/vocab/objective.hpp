@@ -127,9 +127,10 @@ struct Objective {
   return o.power_cap_watts <= 0 || (m.energy && m.energy->watts <= o.power_cap_watts);
 }
 
-/// The scalar a valid measurement scores under `o` (smaller is better): seconds, joules,
-/// joules x seconds; for pareto, the energy-delay product (its minimum is on the front). None
-/// when the objective needs energy and the measurement has none.
+/// The scalar a valid measurement scores under `o` (smaller is better; what a record of the
+/// objective stores): seconds, joules, joules x seconds; for pareto, what its rule picks by
+/// (fastest: seconds, least_energy: joules, knee: joules x seconds). None when the objective
+/// needs energy and the measurement has none.
 [[nodiscard]] inline std::optional<double> objective_score(const Measurement& m,
                                                            const Objective& o) noexcept {
   if (o.plain_time()) return m.value;
@@ -137,16 +138,21 @@ struct Objective {
   switch (o.kind) {
     case ObjectiveKind::time: return m.value;
     case ObjectiveKind::energy: return m.energy->joules;
-    case ObjectiveKind::edp:
-    case ObjectiveKind::pareto: return m.energy->joules * m.value;
+    case ObjectiveKind::edp: return m.energy->joules * m.value;
+    case ObjectiveKind::pareto:
+      if (o.pick == FrontPick::fastest) return m.value;
+      if (o.pick == FrontPick::least_energy) return m.energy->joules;
+      return m.energy->joules * m.value;
   }
   return m.value;
 }
 
-/// The value a scalarising search policy is shown for a valid measurement: its score, and for a
-/// configuration over the power cap, the score times how far over it is (a configuration
+/// The value a scalarising search policy is shown for a valid measurement: its score (for
+/// pareto, whatever the rule, the energy-delay product, whose minimum is on the front), and
+/// for a configuration over the power cap, that times how far over it is (a configuration
 /// drawing 20 % over the cap looks 20 % worse), so that the search moves towards the cap.
 [[nodiscard]] inline double policy_value(const Measurement& m, const Objective& o, double score) {
+  if (o.kind == ObjectiveKind::pareto && m.energy) score = m.energy->joules * m.value;
   if (o.power_cap_watts > 0 && m.energy && m.energy->watts > o.power_cap_watts) {
     return score * (m.energy->watts / o.power_cap_watts);
   }
