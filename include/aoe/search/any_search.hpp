@@ -6,6 +6,7 @@
 #include "aoe/space/configuration.hpp"
 #include "aoe/space/space.hpp"
 #include "aoe/tuner/concepts.hpp"
+#include "aoe/vocab/objective.hpp"
 #include "aoe/vocab/trial.hpp"
 
 #include <concepts>
@@ -67,6 +68,12 @@ class AnySearch {
     self_->observe(trials);
   }
 
+  /// The held policy's `multi_objective(objective)` (aoe::Tuner); false when it has none.
+  bool multi_objective(const Objective& objective) {
+    AOE_ASSERT(self_, "AnySearch::multi_objective on an empty AnySearch");
+    return self_->multi_objective(objective);
+  }
+
   /// The held policy if it is an S, else nullptr (for options and introspection).
   template <class S>
   [[nodiscard]] S* target() noexcept {
@@ -81,6 +88,7 @@ class AnySearch {
     virtual void start(SpaceView view, std::uint64_t seed) = 0;
     virtual std::vector<Configuration> propose(std::size_t n) = 0;
     virtual void observe(std::span<const Trial> trials) = 0;
+    virtual bool multi_objective(const Objective& objective) = 0;
   };
 
   template <class S>
@@ -93,6 +101,13 @@ class AnySearch {
     void start(SpaceView view, std::uint64_t seed) override { policy.start(view, seed); }
     std::vector<Configuration> propose(std::size_t n) override { return policy.propose(n); }
     void observe(std::span<const Trial> trials) override { policy.observe(trials); }
+    bool multi_objective(const Objective& objective) override {
+      if constexpr (requires { policy.multi_objective(objective); }) {
+        return static_cast<bool>(policy.multi_objective(objective));
+      } else {
+        return false;
+      }
+    }
 
     S policy;
     std::string name_ = "custom";

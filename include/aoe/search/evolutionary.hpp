@@ -1,16 +1,19 @@
 // A genetic algorithm for constrained discrete spaces: tournament selection, crossover,
 // neighbourhood mutation, elitism and constraint-aware repair (Holland 1975; Goldberg, "Genetic
 // Algorithms in Search, Optimization and Machine Learning", 1989), ask/tell, generation by
-// generation, with optional pre-screening of offspring by a cost model.
+// generation, with optional pre-screening of offspring by a cost model. Tuning for the Pareto
+// front of time and energy, it ranks by NSGA-II's non-dominated sorting and crowding instead.
 #ifndef AOE_SEARCH_EVOLUTIONARY_HPP
 #define AOE_SEARCH_EVOLUTIONARY_HPP
 
 #include "aoe/core/random.hpp"
 #include "aoe/search/detail/initial_design.hpp"
+#include "aoe/search/detail/nondominated.hpp"
 #include "aoe/search/detail/visited.hpp"
 #include "aoe/space/configuration.hpp"
 #include "aoe/space/space.hpp"
 #include "aoe/tuner/concepts.hpp"
+#include "aoe/vocab/objective.hpp"
 #include "aoe/vocab/trial.hpp"
 
 #include <algorithm>
@@ -146,9 +149,19 @@ class Evolutionary {
   void observe(std::span<const Trial> trials) {
     for (const auto& t : trials) {
       visited_.insert(t.configuration);  // a trial it did not propose (an ensemble's) is known
-      offspring_.push_back({t.configuration, detail::score(t)});
+      offspring_.push_back({t.configuration, detail::score(t), point(t)});
       if constexpr (screens) history_.push_back(t);
     }
+  }
+
+  /// Called by aoe::Tuner before each run with its objective: for pareto it takes the front
+  /// itself (true: the trials are shown as measured), selecting by NSGA-II's constrained
+  /// non-dominated sorting and crowding distance, a power cap's excess watts as the
+  /// constraint's violation; for the other objectives the tuner's scalar (false).
+  bool multi_objective(const Objective& o) noexcept {
+    pareto_ = o.kind == ObjectiveKind::pareto;
+    power_cap_ = o.power_cap_watts;
+    return pareto_;
   }
 
   /// True once the early-stop rule fired.
@@ -160,7 +173,27 @@ class Evolutionary {
   struct Individual {
     Configuration configuration;
     double value;
+    detail::ObjectivePoint objectives{};  ///< pareto: time, energy and the cap's violation
+    std::size_t front = 0;                ///< pareto: NSGA-II's front, 0 the best
+    double crowding = 0;                  ///< pareto: crowding distance in its front
   };
+
+  [[nodiscard]] detail::ObjectivePoint point(const Trial& t) const noexcept {
+    detail::ObjectivePoint p;
+    if (!pareto_ || !t.measurement.ok() || !t.measurement.energy) return p;
+    p.seconds = t.measurement.value;
+    p.joules = t.measurement.energy->joules;
+    if (power_cap_ > 0) p.violation = std::max(0.0, t.measurement.energy->watts - power_cap_);
+    return p;
+  }
+
+  /// Whether `a` wins a tournament against `b`: the smaller value, or with pareto the lower
+  /// front, then the larger crowding distance.
+  [[nodiscard]] bool better(const Individual& a, const Individual& b) const noexcept {
+    if (!pareto_) return a.value < b.value;
+    if (a.front != b.front) return a.front < b.front;
+    return a.crowding > b.crowding;
+  }
 
   // Forms the next generation from the last one and the offspring observed since, then queues
   // its children. False when nothing can be bred (space exhausted).
@@ -220,8 +253,36 @@ class Evolutionary {
     return !queue_.empty();
   }
 
+  /// NSGA-II's survivors: the old generation and its offspring ranked together, the best
+  /// `population` by front, then crowding.
+  void select_front_survivors() {
+    std::vector<Individual> all = std::move(population_);
+    all.insert(all.end(), offspring_.begin(), offspring_.end());
+    std::vector<detail::ObjectivePoint> points;
+    points.reserve(all.size());
+    for (const auto& i : all) points.push_back(i.objectives);
+    const detail::Ranking ranking = detail::rank_points(points);
+    std::vector<std::size_t> order(all.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return ranking.better(a, b); });
+    population_.clear();
+    for (std::size_t i = 0; i < order.size() && population_.size() < options_.population; ++i) {
+      Individual& ind = all[order[i]];
+      ind.front = ranking.front[order[i]];
+      ind.crowding = ranking.crowding[order[i]];
+      population_.push_back(std::move(ind));
+    }
+    offspring_.clear();
+    ++generation_;
+  }
+
   void select_survivors() {
     if (offspring_.empty()) return;
+    if (pareto_) {
+      select_front_survivors();
+      return;
+    }
     std::vector<Individual> pool = std::move(population_);
     std::sort(pool.begin(), pool.end(), by_value);
     std::sort(offspring_.begin(), offspring_.end(), by_value);
@@ -291,7 +352,7 @@ class Evolutionary {
     std::size_t winner = rng_.below(population_.size());
     for (std::size_t k = 1; k < options_.tournament; ++k) {
       const std::size_t other = rng_.below(population_.size());
-      if (population_[other].value < population_[winner].value) winner = other;
+      if (better(population_[other], population_[winner])) winner = other;
     }
     return population_[winner].configuration;
   }
@@ -361,6 +422,8 @@ class Evolutionary {
   std::size_t calm_generations_ = 0;
   double last_elite_ = std::numeric_limits<double>::quiet_NaN();
   bool stopped_ = false;
+  bool pareto_ = false;   ///< tuning for the front (multi_objective)
+  double power_cap_ = 0;  ///< pareto: watts over which a configuration is infeasible
 };
 
 static_assert(search_policy<Evolutionary<>>);

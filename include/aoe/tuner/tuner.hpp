@@ -77,6 +77,19 @@ inline std::string utc_timestamp() {
   return buffer;
 }
 
+/// Tells a policy with a `multi_objective(const Objective&)` member the run's objective; true
+/// when it takes the Pareto front itself (its trials are then shown as measured).
+template <class S>
+bool tell_objective(S& s, const Objective& o) {
+  if constexpr (requires {
+                  { s.multi_objective(o) } -> std::convertible_to<bool>;
+                }) {
+    return static_cast<bool>(s.multi_objective(o));
+  } else {
+    return false;
+  }
+}
+
 template <class O, class... Args>
 bool notify_measurement(O& o, const Args&... args) {
   if constexpr (has_on_measurement<O>) {
@@ -222,6 +235,7 @@ class Tuner {
     std::size_t stalled = 0;           ///< proposals in a row with nothing new
     bool stop_requested = false;       ///< an observer asked the run to stop
     std::vector<FrontPoint> front;     ///< pareto: the non-dominated trials, by time
+    bool policy_ranks_front = false;   ///< pareto: the policy is shown trials as measured
 
     [[nodiscard]] double clock() const { return result.search_seconds + result.measure_seconds; }
   };
@@ -242,6 +256,8 @@ class Tuner {
       (notify_finish(observers, r.result), ...);
       return std::move(r.result);
     }
+    r.policy_ranks_front = detail::tell_objective(search_, options_.objective) &&
+                           options_.objective.kind == ObjectiveKind::pareto;
     timed(r.result.search_seconds, [&] { search_.start(r.view, derive_seed(options_.seed, 0)); });
     (notify_start(observers, r.view, r.state), ...);
     open_log(r);
@@ -586,10 +602,11 @@ class Tuner {
     return true;
   }
 
-  /// The trial a search policy is shown: as measured for plain time; otherwise a valid one's
-  /// value is the objective's (objective_score, policy_value).
+  /// The trial a search policy is shown: as measured for plain time, and for pareto to a
+  /// policy that ranks the front itself; otherwise a valid one's value is the objective's
+  /// (objective_score, policy_value).
   static Trial policy_view(const Run& r, const Trial& t) {
-    if (r.objective.plain_time() || !t.measurement.ok()) return t;
+    if (r.objective.plain_time() || r.policy_ranks_front || !t.measurement.ok()) return t;
     Trial shown = t;
     const double score = objective_score(t.measurement, r.objective).value_or(t.measurement.value);
     shown.measurement.value = policy_value(t.measurement, r.objective, score);

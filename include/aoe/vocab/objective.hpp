@@ -6,6 +6,7 @@
 #include "aoe/core/error.hpp"
 #include "aoe/vocab/measurement.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -213,6 +214,31 @@ inline bool add_to_front(std::vector<FrontPoint>& front, const FrontPoint& p) {
     }
   }
   return best;
+}
+
+/// The area a time-energy front dominates up to `reference` (seconds, joules): the exact
+/// two-dimensional hypervolume, by a sweep over the points sorted by time (each point that
+/// lowers the least energy so far adds the band from its energy up to that, from its time on).
+/// Points at or beyond the reference along either axis add nothing; the points need not be a front
+/// (dominated ones add nothing either).
+[[nodiscard]] inline double front_hypervolume(std::span<const FrontPoint> points,
+                                              FrontPoint reference) {
+  std::vector<FrontPoint> inside;
+  for (const auto& p : points) {
+    if (p.seconds < reference.seconds && p.joules < reference.joules) inside.push_back(p);
+  }
+  std::sort(inside.begin(), inside.end(), [](const FrontPoint& a, const FrontPoint& b) {
+    return a.seconds < b.seconds || (a.seconds == b.seconds && a.joules < b.joules);
+  });
+  double area = 0;
+  double ceiling = reference.joules;  // the least energy of the points swept so far
+  for (std::size_t i = 0; i < inside.size(); ++i) {
+    if (inside[i].joules >= ceiling) continue;
+    // Between this point's energy and the ceiling, the dominated region starts at its time.
+    area += (reference.seconds - inside[i].seconds) * (ceiling - inside[i].joules);
+    ceiling = inside[i].joules;
+  }
+  return area;
 }
 
 }  // namespace aoe
