@@ -1,6 +1,8 @@
 // Tuning for the Pareto front of time and energy: NSGA-II's ranking, the exact two-dimensional
 // hypervolume, and the evolutionary policy's non-dominated sorting against scalarising search.
 #include <aoe/search/any_search.hpp>
+#include <aoe/search/bayesian/bayesian.hpp>
+#include <aoe/search/bayesian/parego.hpp>
 #include <aoe/search/detail/nondominated.hpp>
 #include <aoe/search/evolutionary.hpp>
 #include <aoe/search/random_search.hpp>
@@ -9,6 +11,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <limits>
@@ -40,9 +43,10 @@ struct TradeRunner {
   }
 };
 
-/// Evolutionary search that does not take the front itself: shown the tuner's scalar (EDP).
+/// A policy that does not take the front itself: shown the tuner's scalar (EDP).
+template <class Inner>
 struct Scalarised {
-  Evolutionary<> inner;
+  Inner inner;
   void start(SpaceView v, std::uint64_t seed) { inner.start(v, seed); }
   std::vector<Configuration> propose(std::size_t n) { return inner.propose(n); }
   void observe(std::span<const Trial> t) { inner.observe(t); }
@@ -72,9 +76,8 @@ std::vector<FrontPoint> true_front() {
 }
 
 template <class Search>
-double mean_hypervolume(std::size_t budget, FrontPoint reference, double best) {
+double mean_hypervolume(std::size_t budget, FrontPoint reference, double best, int seeds = 8) {
   double sum = 0;
-  constexpr int seeds = 8;
   for (int seed = 0; seed < seeds; ++seed) {
     Tuner<Search, TradeRunner> tuner(Search{}, TradeRunner{},
                                      TunerOptions{.seed = static_cast<std::uint64_t>(seed),
@@ -140,7 +143,7 @@ TEST_CASE("non-dominated sorting finds more of the front than scalarised search 
   for (const std::size_t budget : {std::size_t{100}, std::size_t{200}}) {
     CAPTURE(budget);
     const double nsga = mean_hypervolume<Evolutionary<>>(budget, reference, best);
-    const double scalar = mean_hypervolume<Scalarised>(budget, reference, best);
+    const double scalar = mean_hypervolume<Scalarised<Evolutionary<>>>(budget, reference, best);
     const double random = mean_hypervolume<RandomSearch>(budget, reference, best);
     MESSAGE(budget << " evaluations: hypervolume / the recorded front's: NSGA-II " << nsga
                    << ", evolutionary on EDP " << scalar << ", random " << random);
@@ -148,6 +151,58 @@ TEST_CASE("non-dominated sorting finds more of the front than scalarised search 
     CHECK(nsga > random);
     CHECK(nsga <= 1.0 + 1e-12);
   }
+}
+
+TEST_CASE(
+    "ParEGO: the weights move along the lattice, and the scalar is the augmented Tchebycheff") {
+  ParegoScalarisation p(0);
+  Rng rng(5);
+  std::vector<double> weights;
+  for (int i = 0; i < 200; ++i) {
+    p.draw_weights(rng);
+    weights.push_back(p.time_weight());
+  }
+  std::sort(weights.begin(), weights.end());
+  weights.erase(std::unique(weights.begin(), weights.end()), weights.end());
+  CHECK(weights.size() == 11);  // 0, 0.1, ..., 1
+  const auto trial = [](double seconds, double joules) {
+    Trial t;
+    t.measurement = Measurement::success(seconds);
+    t.measurement.energy = Energy{joules, joules / seconds, TimingKind::simulated};
+    return t;
+  };
+  const std::vector<Trial> raw{trial(1, 100), trial(100, 1), trial(10, 10)};
+  p.normalise_over(raw);
+  // (10, 10) sits at the middle of both log ranges: z = (0.5, 0.5).
+  ParegoScalarisation half(0);
+  Rng r2(1);
+  do {
+    half.draw_weights(r2);
+  } while (half.time_weight() != 0.5);
+  half.normalise_over(raw);
+  CHECK(half.scalarised(raw[2]).measurement.value == doctest::Approx(1 + 0.25 + 0.05 * 0.5));
+  CHECK(half.scalarised(raw[0]).measurement.value == doctest::Approx(1 + 0.5 + 0.05 * 0.5));
+  // Over a cap: above every feasible value.
+  ParegoScalarisation capped(50);
+  capped.normalise_over(raw);
+  CHECK(capped.scalarised(raw[0]).measurement.value > 2.1);   // 100 W
+  CHECK(capped.scalarised(raw[2]).measurement.value <= 2.1);  // 1 W
+  Trial no_energy;
+  no_energy.measurement = Measurement::success(3);
+  CHECK_FALSE(half.scalarised(no_energy).measurement.ok());
+}
+
+TEST_CASE("ParEGO takes the front itself and finds more of it than random search at 50") {
+  const auto front = true_front();
+  const FrontPoint reference{front.back().seconds * 1.1, front.front().joules * 1.1, 0};
+  const double best = front_hypervolume(front, reference);
+  CHECK(Bayesian<>{}.multi_objective(Objective{.kind = ObjectiveKind::pareto}));
+  CHECK_FALSE(Bayesian<>{}.multi_objective(Objective{.kind = ObjectiveKind::edp}));
+  const double parego = mean_hypervolume<Bayesian<>>(50, reference, best, 3);
+  const double random = mean_hypervolume<RandomSearch>(50, reference, best, 3);
+  MESSAGE("50 evaluations: hypervolume / the recorded front's: ParEGO " << parego << ", random "
+                                                                        << random);
+  CHECK(parego > random);
 }
 
 }  // namespace search_multi_objective_test

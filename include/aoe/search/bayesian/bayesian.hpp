@@ -8,11 +8,13 @@
 #include "aoe/search/bayesian/feasibility.hpp"
 #include "aoe/search/bayesian/gaussian_process.hpp"
 #include "aoe/search/bayesian/matern52.hpp"
+#include "aoe/search/bayesian/parego.hpp"
 #include "aoe/search/detail/initial_design.hpp"
 #include "aoe/search/detail/visited.hpp"
 #include "aoe/space/configuration.hpp"
 #include "aoe/space/space.hpp"
 #include "aoe/tuner/concepts.hpp"
+#include "aoe/vocab/objective.hpp"
 #include "aoe/vocab/trial.hpp"
 
 #include <Eigen/Core>
@@ -155,6 +157,7 @@ class Bayesian {
     rng_.reseed(seed);
     visited_.clear();
     history_.clear();
+    raw_.clear();
     all_.clear();
     pool_.clear();
     alive_.clear();
@@ -200,7 +203,10 @@ class Bayesian {
         continue;
       }
       std::optional<Configuration> c;
-      if (valid_ >= 2 && history_.size() >= options_.initial_samples) c = suggest();
+      if (valid_ >= 2 && history_.size() >= options_.initial_samples) {
+        if (parego_ && out.empty()) rescalarise();  // a new weight vector per batch
+        c = suggest();
+      }
       if (!c) c = visited_.fresh(*view_, rng_);
       if (!c) break;
       visited_.insert(*c);
@@ -211,6 +217,40 @@ class Bayesian {
   }
 
   void observe(std::span<const Trial> trials) {
+    if (!parego_) {
+      observe_scalar(trials);
+      return;
+    }
+    raw_.insert(raw_.end(), trials.begin(), trials.end());
+    parego_->normalise_over(raw_);
+    std::vector<Trial> scalar;
+    scalar.reserve(trials.size());
+    for (const auto& t : trials) scalar.push_back(parego_->scalarised(t));
+    observe_scalar(scalar);
+  }
+
+  /// Called by aoe::Tuner before each run with its objective: for pareto it takes the front
+  /// itself (true: the trials are shown as measured) by ParEGO, its surrogate fitted before
+  /// each batch on the augmented Tchebycheff function of a new weight vector
+  /// (bayesian/parego.hpp); for the other objectives the tuner's scalar (false).
+  bool multi_objective(const Objective& o) {
+    if (o.kind != ObjectiveKind::pareto) {
+      parego_.reset();
+      return false;
+    }
+    parego_.emplace(o.power_cap_watts);
+    return true;
+  }
+
+  [[nodiscard]] const Surrogate& surrogate() const noexcept { return surrogate_; }
+  [[nodiscard]] const Acquisition& acquisition() const noexcept { return acquisition_; }
+  [[nodiscard]] const BayesianOptions& options() const noexcept { return options_; }
+  /// Observations at the last hyperparameter fit (0: none yet).
+  [[nodiscard]] std::size_t fitted_at() const noexcept { return fitted_at_; }
+
+ private:
+  /// The observations as the surrogate sees them (ParEGO's scalarisation, or as measured).
+  void observe_scalar(std::span<const Trial> trials) {
     if (fitted_) {
       surrogate_.truncate(real_);
       if (isotropic_) isotropic_->truncate(real_);
@@ -247,13 +287,22 @@ class Bayesian {
     if (new_best) add_neighbours(new_best->configuration);
   }
 
-  [[nodiscard]] const Surrogate& surrogate() const noexcept { return surrogate_; }
-  [[nodiscard]] const Acquisition& acquisition() const noexcept { return acquisition_; }
-  [[nodiscard]] const BayesianOptions& options() const noexcept { return options_; }
-  /// Observations at the last hyperparameter fit (0: none yet).
-  [[nodiscard]] std::size_t fitted_at() const noexcept { return fitted_at_; }
+  /// ParEGO: a new weight vector, every observation scalarised again, the best again, and the
+  /// surrogate refitted on them (keeping its hyperparameters between the scheduled refits).
+  void rescalarise() {
+    parego_->draw_weights(rng_);
+    best_value_ = std::numeric_limits<double>::infinity();
+    best_configuration_.reset();
+    for (std::size_t i = 0; i < history_.size() && i < raw_.size(); ++i) {
+      history_[i] = parego_->scalarised(raw_[i]);
+      if (history_[i].measurement.ok() && history_[i].measurement.value < best_value_) {
+        best_value_ = history_[i].measurement.value;
+        best_configuration_ = history_[i].configuration;
+      }
+    }
+    if (fitted_) refit(false);
+  }
 
- private:
   std::optional<Configuration> suggest() {
     const auto grown = static_cast<double>(fitted_at_) * (1.0 + options_.refit_growth);
     if (!fitted_ || static_cast<double>(history_.size()) >=
@@ -558,7 +607,9 @@ class Bayesian {
   Rng rng_;
   detail::Visited visited_;
   std::vector<Configuration> design_;  // the initial design still to propose, the next one last
-  std::vector<Trial> history_;
+  std::vector<Trial> history_;         // as the surrogate sees them (ParEGO: scalarised)
+  std::vector<Trial> raw_;             // ParEGO: the trials as measured, aligned with history_
+  std::optional<ParegoScalarisation> parego_;  // set: tuning for the Pareto front
   std::vector<Configuration> all_;
   std::vector<char> seen_raw_;  // per raw point: proposed or observed (when all_ is listed)
   std::vector<Configuration> pool_;
