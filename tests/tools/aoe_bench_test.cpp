@@ -656,4 +656,74 @@ TEST_CASE("experiment: the autotuning-methodology files hold every repetition an
   }
 }
 
+TEST_CASE("aoe-bench --objective pareto: each front's hypervolume over the recorded front's") {
+  auto problems = aoe::experiment::load_simulator_problems("sim:res2a_branch2c@Ascend310P3");
+  REQUIRE_MESSAGE(problems.has_value(), (problems ? "" : problems.error().what()));
+  const auto& p = problems->front();
+  REQUIRE(p.front.size() > 3);  // the simulated energies give a front of several tilings
+  aoe::experiment::Settings settings{.budget = 50, .budget_seconds = {}, .repeats = 4, .seed = 3};
+  settings.objective.kind = aoe::ObjectiveKind::pareto;
+  auto results = run_experiment(*problems, {"random", "evolutionary"}, settings);
+  REQUIRE_MESSAGE(results.has_value(), (results ? "" : results.error().what()));
+  for (const auto& s : (*results)[0].strategies) {
+    CAPTURE(s.name);
+    REQUIRE(s.hypervolume.size() == 2);  // 25 and 50 (the budget: the same key)
+    CHECK(s.hypervolume.at(25) > 0);
+    CHECK(s.hypervolume.at(25) <= s.hypervolume.at(50));  // a front only grows
+    CHECK(s.hypervolume.at(50) <= 1.0 + 1e-12);
+    MESSAGE(s.name << ": hypervolume @25 " << s.hypervolume.at(25) << ", @50 "
+                   << s.hypervolume.at(50));
+  }
+  const auto json = boost::json::serialize(aoe::experiment::to_json(*results, settings));
+  CHECK(json.find("\"hypervolume\":{\"25\":{\"mean\":") != std::string::npos);
+  CHECK(json.find("\"objective\":\"pareto (knee)\"") != std::string::npos);
+  // Without recorded energy there is nothing to score against: an error naming the input.
+  aoe::test::TempDir dir("aoe_bench_pareto");
+  auto plain = run_experiment(tiny_problem(dir), {"random"}, settings);
+  REQUIRE_FALSE(plain.has_value());
+  CHECK(plain.error().message.find("tiny") != std::string::npos);
+  CHECK(plain.error().message.find("no recorded energy") != std::string::npos);
+  // A time run's JSON has no objective and no hypervolume.
+  settings.objective = {};
+  auto time = run_experiment(*problems, {"random"}, settings);
+  REQUIRE(time.has_value());
+  const auto time_json = boost::json::serialize(aoe::experiment::to_json(*time, settings));
+  CHECK(time_json.find("hypervolume") == std::string::npos);
+  CHECK(time_json.find("\"objective\"") == std::string::npos);
+}
+
+#ifdef AOE_TOOL_AOE_BENCH_PATH
+TEST_CASE("aoe-bench --objective: pareto runs; energy, edp and unknown names are usage errors") {
+  aoe::test::TempDir dir("aoe_bench_objective");
+  const std::string err = dir.file("err.txt");
+  const auto bench = [&](const std::string& input, const std::string& flags) {
+    const std::string cmd = std::string(AOE_TOOL_AOE_BENCH_PATH) + " --input " + input +
+                            " --strategy random --budget 5 --repeats 2 --seed 1 --json " +
+                            dir.file("r.json") + " " + flags + " > /dev/null 2> " + err;
+    const int status = std::system(cmd.c_str());
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  };
+  CHECK(bench("sim:res2a_branch2c@Ascend310P3", "--objective pareto --pareto-pick fastest") == 0);
+  CHECK(aoe::test::read_text(dir.file("r.json")).find("\"hypervolume\"") != std::string::npos);
+  const std::string table = dir.file("table.txt");
+  REQUIRE(std::system((std::string(AOE_TOOL_AOE_BENCH_PATH) +
+                       " --input sim:res2a_branch2c@Ascend310P3 --strategy random --budget 5 "
+                       "--repeats 2 --seed 1 --objective pareto --json " +
+                       dir.file("t.json") + " > " + table)
+                          .c_str()) == 0);
+  CHECK(aoe::test::read_text(table).find("hypervolume of the fronts found over the recorded "
+                                         "front's (pareto (knee)):") != std::string::npos);
+  CHECK(aoe::test::read_text(table).find("  @5 ") != std::string::npos);
+  CHECK(bench("sim:res2a_branch2c@Ascend310P3", "--objective energy") == 2);
+  CHECK(aoe::test::read_text(err).find("expected time or pareto") != std::string::npos);
+  CHECK(bench("sim:res2a_branch2c@Ascend310P3", "--objective speed") == 2);
+  CHECK(aoe::test::read_text(err).find("'speed' is not an objective") != std::string::npos);
+  CHECK(bench("sim:res2a_branch2c@Ascend310P3", "--objective pareto --pareto-pick middle") == 2);
+  const std::string tiny =
+      dir.write("tiny.json", aoe::test::kernel_tuner_cache(aoe::test::tiny_entries()));
+  CHECK(bench(tiny, "--objective pareto") == 3);
+  CHECK(aoe::test::read_text(err).find("no recorded energy") != std::string::npos);
+}
+#endif
+
 }  // namespace tools_aoe_bench_test

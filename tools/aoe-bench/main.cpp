@@ -29,6 +29,7 @@
 #include <aoe/experiment/svg.hpp>
 #include <aoe/experiment/table.hpp>
 #include <aoe/search/search_names.hpp>
+#include <aoe/vocab/objective.hpp>
 
 #include <CLI/CLI.hpp>
 #include <unistd.h>
@@ -125,6 +126,8 @@ struct Flags {
   bool cartesian = false;
   bool traces = false;  ///< --traces: in the JSON
   std::size_t transfer_top = 2;
+  std::string objective = "time";  ///< --objective
+  std::string pick = "knee";       ///< --pareto-pick
 };
 
 /// Every search policy's name, comma-separated (for the help and the errors).
@@ -199,9 +202,41 @@ void add_flags(CLI::App& app, Flags& f) {
   app.add_option("--transfer-top", f.transfer_top,
                  "with --transfer: configurations taken from each other input (2)")
       ->check(CLI::PositiveNumber);
+  app.add_option("--objective", f.objective,
+                 "time (default: the fraction of the optimum) or pareto (also each front's "
+                 "hypervolume over the recorded front's; every input needs recorded energy)");
+  app.add_option("--pareto-pick", f.pick,
+                 "with --objective pareto: the rule that picks the point in use: fastest, "
+                 "least_energy or knee (default)");
+  app.add_option("--power-cap", f.settings.objective.power_cap_watts,
+                 "watts: configurations whose average power is above it are not eligible")
+      ->check(CLI::NonNegativeNumber);
   app.footer(
       "Exit codes: 0 ok, 1 internal error, 2 bad usage, 3 unreadable input, 4 unwritable "
       "output. See docs/research.md.");
+}
+
+/// --objective and --pareto-pick into the settings; exit_usage, said (by rank 0: `speaks`), for
+/// a name that is not one, or for energy and edp (TunerOptions' objectives: aoe-bench scores
+/// time by the fraction of the optimum and pareto by hypervolume).
+int read_objective(Flags& f, bool speaks) {
+  auto kind = aoe::objective_kind_from(f.objective, "--objective");
+  auto pick = aoe::front_pick_from(f.pick, "--pareto-pick");
+  std::string why;
+  if (!kind) why = kind.error().message;
+  if (kind && (*kind == aoe::ObjectiveKind::energy || *kind == aoe::ObjectiveKind::edp)) {
+    why = "--objective: '" + f.objective +
+          "' is a TunerOptions objective; aoe-bench scores time (the fraction of the optimum) "
+          "and pareto (hypervolume): expected time or pareto (docs/energy.md)";
+  }
+  if (why.empty() && !pick) why = pick.error().message;
+  if (!why.empty()) {
+    if (speaks) std::fprintf(stderr, "aoe-bench: %s\n", why.c_str());
+    return exit_usage;
+  }
+  f.settings.objective.kind = *kind;
+  f.settings.objective.pick = *pick;
+  return exit_ok;
 }
 
 /// Under an MPI launcher: the repetitions spread over the ranks (`mpi`), or the exit code when
@@ -355,6 +390,19 @@ int run(Flags& f, const std::vector<experiment::Strategy>& strategies,
   if (f.settings.transfer) {
     if (const int code = transfer_inputs(problems, f.transfer_top); code != exit_ok) return code;
   }
+  if (f.settings.objective.kind == aoe::ObjectiveKind::pareto) {
+    for (const auto& p : problems) {
+      if (!p.front.empty()) continue;
+      if (speaks) {
+        std::fprintf(stderr,
+                     "aoe-bench: --objective pareto: --input %s: no recorded energy to score a "
+                     "front against (a Kernel Tuner cache needs energy, nvml_energy or "
+                     "ps_energy fields; docs/energy.md)\n",
+                     p.source.c_str());
+      }
+      return exit_input;
+    }
+  }
   const bool terminal = mpi == nullptr && ::isatty(::fileno(stderr)) == 1;
   if (terminal) f.settings.on_progress = terminal_progress();
   auto results = experiment::run(problems, strategies, f.settings);
@@ -392,6 +440,7 @@ int main(int argc, char** argv) {
   if (f.budget_seconds > 0) f.settings.budget_seconds = f.budget_seconds;
   f.settings.methodology.count_failures = !f.valid_only_cutoff;
   f.settings.traces = f.traces || !f.methodology_dir.empty();
+  if (const int code = read_objective(f, speaks); code != exit_ok) return code;
   const auto strategies = strategies_of(f.strategies, speaks);
   if (!strategies) return exit_usage;
   if (!outputs_writable(

@@ -192,6 +192,18 @@ inline boost::json::object strategy_json(const StrategyResult& s, const Settings
   for (const auto e : s.evaluations_run) evals.push_back(e);
   o["evaluations_run"] = std::move(evals);
   o["ci95"] = ci_block(s, settings.bootstrap.level);
+  if (!s.hypervolume.empty()) {
+    // Pareto: the found front's hypervolume over the recorded front's, with its 95% interval.
+    boost::json::object hv;
+    for (const auto& [k, h] : s.hypervolume) {
+      const auto ci =
+          replay::percentile_interval(s.hypervolume_replicates.at(k), settings.bootstrap.level);
+      hv[std::to_string(k)] = boost::json::object{{"mean", number_or_null(h)},
+                                                  {"ci_low", number_or_null(ci.low)},
+                                                  {"ci_high", number_or_null(ci.high)}};
+    }
+    o["hypervolume"] = std::move(hv);
+  }
   if (settings.traces) o["traces"] = traces_json(s.traces);
   return o;
 }
@@ -236,6 +248,8 @@ inline boost::json::object settings_json(const Settings& settings) {
   run["start_from_default"] = settings.start_from_default;
   run["transfer"] = settings.transfer;
   run["objective_unit"] = "seconds";
+  // Only where the objective is not plain time: a time run's JSON is as before.
+  if (!settings.objective.plain_time()) run["objective"] = settings.objective.label();
   boost::json::object boot;
   boot["method"] = "percentile bootstrap over the repetitions";
   boot["resamples"] = settings.bootstrap.resamples;

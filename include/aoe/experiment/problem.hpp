@@ -12,6 +12,7 @@
 #include "aoe/space/configuration.hpp"
 #include "aoe/space/space.hpp"
 #include "aoe/vocab/measurement.hpp"
+#include "aoe/vocab/objective.hpp"
 #include "aoe/vocab/status.hpp"
 
 #include <algorithm>
@@ -46,8 +47,30 @@ struct Problem {
   std::vector<std::string> transfer_sources;  ///< the inputs `transfer` came from
   std::size_t configurations = 0;             ///< configurations of the space (failed included)
   std::size_t valid_configurations = 0;       ///< of which measured correctly
+  /// The recorded time-energy front (every valid recorded configuration with energy), by time;
+  /// empty when the recording has no energy. What a Pareto tuning's hypervolume is scored
+  /// against (Settings::objective).
+  std::vector<FrontPoint> front;
   [[nodiscard]] double optimum() const { return baseline.optimum(); }
+
+  /// The hypervolume's reference point: 1.1 x the front's slowest time and largest energy.
+  [[nodiscard]] FrontPoint front_reference() const {
+    if (front.empty()) return {};
+    return {front.back().seconds * 1.1, front.front().joules * 1.1, 0};
+  }
 };
+
+/// The recorded front of a recording: its valid entries with energy, non-dominated.
+[[nodiscard]] inline std::vector<FrontPoint> recorded_front(const replay::Recording& r) {
+  std::vector<FrontPoint> front;
+  for (std::size_t i = 0; i < r.entries().size(); ++i) {
+    const auto& e = r.entries()[i];
+    if (e.status == Status::correct && e.energy) {
+      (void)add_to_front(front, {e.value, e.energy->joules, i});
+    }
+  }
+  return front;
+}
 
 namespace detail {
 
@@ -134,6 +157,7 @@ inline std::vector<Configuration> best_recorded(const replay::Recording& r, std:
   p.baseline = shared->baseline();
   p.configurations = shared->configurations();
   p.valid_configurations = shared->valid_configurations();
+  p.front = recorded_front(*shared);
   if (p.valid_configurations == 0) {
     return make_error(Errc::schema_error,
                       input + ": /cache: no configuration was measured successfully");

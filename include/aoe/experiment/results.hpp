@@ -46,6 +46,11 @@ struct StrategyResult {
   std::map<std::size_t, std::vector<double>> fraction_replicates;
   std::map<double, std::vector<double>> evaluations_to_replicates;
   std::vector<double> score_replicates;
+  /// Settings::objective pareto: at each report point, the mean over the repetitions of the
+  /// found front's hypervolume over the recorded front's (docs/energy.md), and its bootstrap
+  /// replicates.
+  std::map<std::size_t, double> hypervolume;
+  std::map<std::size_t, std::vector<double>> hypervolume_replicates;
 };
 
 /// What every strategy did on one problem, in the order of the strategies.

@@ -65,13 +65,36 @@ struct DeviceTimeLimit {
   }
 };
 
+// At each report point up to the budget, the hypervolume of the front of the run's first k
+// trials (all of them, for a run that ended sooner) over the recorded front's, both against
+// the recorded front's reference point.
+inline std::vector<double> front_hypervolumes(const Problem& problem, const TuningResult& result,
+                                              const Settings& settings) {
+  const FrontPoint reference = problem.front_reference();
+  const double recorded = front_hypervolume(problem.front, reference);
+  std::vector<double> out;
+  std::vector<FrontPoint> front;
+  std::size_t k = 0;
+  for (const std::size_t point : report_points(settings.budget)) {
+    if (point > settings.budget) continue;  // the budget, appended last, is the largest kept
+    for (; k < std::min(point, result.history.size()); ++k) {
+      const auto& m = result.history[k].measurement;
+      if (m.ok() && m.energy && under_cap(m, settings.objective)) {
+        (void)add_to_front(front, {m.value, m.energy->joules, k});
+      }
+    }
+    out.push_back(recorded > 0 ? front_hypervolume(front, reference) / recorded : 0.0);
+  }
+  return out;
+}
+
 // Best value after each evaluation (infinity before the first valid one), `length` long: a
 // run that ended early keeps its last value. With settings.traces, `trace` gets what each
 // evaluation gave and the run's wall seconds.
 inline std::vector<double> run_once(const Problem& problem, const Strategy& strategy,
                                     std::uint64_t seed, std::size_t length,
                                     const Settings& settings, std::size_t& evaluations,
-                                    Trace& trace) {
+                                    Trace& trace, std::vector<double>& hypervolume) {
   const auto started = std::chrono::steady_clock::now();
   const std::optional<double> seconds = settings.budget_seconds;
   SearchStart start;
@@ -81,8 +104,9 @@ inline std::vector<double> run_once(const Problem& problem, const Strategy& stra
   }
   AnySearch policy = strategy.make(start);
   if (!policy) throw std::invalid_argument("the strategy's make returned no policy");
-  Tuner<AnySearch, ProblemRunner> tuner(std::move(policy), ProblemRunner{&problem},
-                                        TunerOptions{.seed = seed});
+  Tuner<AnySearch, ProblemRunner> tuner(
+      std::move(policy), ProblemRunner{&problem},
+      TunerOptions{.seed = seed, .objective = settings.objective});
   DeviceTimeLimit limit{.limit = seconds.value_or(inf)};
   const auto result = tuner.tune(*problem.space, MaxEvaluations{length}, limit);
   if (settings.traces) {
@@ -94,6 +118,9 @@ inline std::vector<double> run_once(const Problem& problem, const Strategy& stra
       trace.costs.push_back(m.cost);
       trace.configurations.push_back(result.history[k].configuration);
     }
+  }
+  if (settings.objective.kind == ObjectiveKind::pareto) {
+    hypervolume = front_hypervolumes(problem, result, settings);
   }
   std::vector<double> best(length, inf);
   double b = inf;
@@ -183,9 +210,9 @@ inline Repetition run_job(const Job& job, const std::vector<Problem>& problems,
   Repetition rep;
   std::size_t evaluations = 0;
   try {
-    rep.curve =
-        run_once(problems[job.problem], strategies[job.strategy],
-                 derive_seed(settings.seed, job.repeat), length, settings, evaluations, rep.trace);
+    rep.curve = run_once(problems[job.problem], strategies[job.strategy],
+                         derive_seed(settings.seed, job.repeat), length, settings, evaluations,
+                         rep.trace, rep.hypervolume);
   } catch (const std::exception& e) {
     throw std::runtime_error("strategy '" + strategies[job.strategy].name + "' on " +
                              problems[job.problem].name + " (repetition " +
@@ -231,14 +258,17 @@ inline std::vector<ProblemResult> summarise_all(const std::vector<Problem>& prob
       std::vector<std::vector<double>> runs;
       std::vector<std::size_t> evals;
       std::vector<Trace> traces;
+      std::vector<std::vector<double>> hypervolumes;
       for (std::size_t r = 0; r < settings.repeats; ++r, ++j) {
         runs.push_back(std::move(reps[j].curve));
+        hypervolumes.push_back(std::move(reps[j].hypervolume));
         evals.push_back(static_cast<std::size_t>(reps[j].evaluations));
         if (settings.traces) traces.push_back(std::move(reps[j].trace));
       }
       out[p].strategies.push_back(summarise(problems[p], strategies[s].name, runs, std::move(evals),
                                             settings, ranges[p], random, lengths[p]));
       out[p].strategies.back().traces = std::move(traces);
+      add_hypervolumes(out[p].strategies.back(), problems[p], hypervolumes, settings);
     }
   }
   return out;
@@ -256,6 +286,15 @@ inline std::vector<ProblemResult> summarise_all(const std::vector<Problem>& prob
                                                             const std::vector<Strategy>& strategies,
                                                             const Settings& settings) {
   using namespace detail;
+  if (settings.objective.kind == ObjectiveKind::pareto) {
+    for (const auto& p : problems) {
+      if (p.front.empty()) {
+        return make_error(Errc::invalid_argument,
+                          "objective pareto: input " + p.name + " (" + p.source +
+                              ") has no recorded energy to score a front against");
+      }
+    }
+  }
   const std::vector<Job> jobs = job_list(problems.size(), strategies.size(), settings.repeats);
   const std::vector<replay::ScoreRange> ranges = score_ranges(problems, settings);
   std::vector<std::size_t> lengths(problems.size());

@@ -7,6 +7,7 @@
 #include "aoe/measure/replay/bootstrap.hpp"
 #include "aoe/measure/replay/methodology.hpp"
 #include "aoe/space/configuration.hpp"
+#include "aoe/vocab/objective.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -30,6 +31,9 @@ struct Trace {
 /// evaluation, and how many evaluations ran. A function of the repetition's index alone.
 struct Repetition {
   std::vector<double> curve;
+  /// Settings::objective pareto: at each report point (report_points(budget)) that the run
+  /// reached, the hypervolume of its front so far over the recorded front's.
+  std::vector<double> hypervolume;
   std::uint64_t evaluations = 0;
   Trace trace;   ///< empty unless Settings::traces
   int rank = 0;  ///< the MPI rank that ran it (0 without MPI); no part of the results
@@ -62,6 +66,10 @@ struct Settings {
   bool start_from_default = false;
   /// The same policies measure each input's `Problem::transfer` first (after its defaults).
   bool transfer = false;
+  /// What the tuner minimises (TunerOptions::objective). Pareto: every repetition also scores
+  /// its front by hypervolume against the input's recorded front (StrategyResult::hypervolume);
+  /// every input must have one (a recording with energy). The curves stay the time's.
+  Objective objective{};
   /// Keep every repetition's evaluations (Trace) in StrategyResult::traces, for tools that score
   /// the runs themselves (bench/peers).
   bool traces = false;

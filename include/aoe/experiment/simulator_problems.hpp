@@ -64,15 +64,19 @@ inline Result<Problem> simulator_problem(const sim::Soc& soc, const OperatorDesc
   p.source = spec;
   p.space = &runner->space();
   // Every configuration that satisfies the constraints, timed without noise: the population
-  // random search draws from and its valid values (as sim::oracle enumerates them).
+  // random search draws from and its valid values (as sim::oracle enumerates them), and the
+  // time-energy front of the simulated energies.
   std::vector<double> values;
   std::size_t population = 0;
   Space::Enumerator e = runner->space().enumerate();
   Configuration c;
   while (e.next(c)) {
     ++population;
-    const auto o = runner->time(c);
-    if (o.buffer == sim::detail::Buffer::none) values.push_back(o.seconds);
+    sim::detail::Joules joules;
+    const auto o = runner->time_and_energy(c, joules);
+    if (o.buffer != sim::detail::Buffer::none) continue;
+    (void)add_to_front(p.front, {o.seconds, joules.value, values.size()});
+    values.push_back(o.seconds);
   }
   p.configurations = population;
   p.valid_configurations = values.size();

@@ -76,6 +76,31 @@ inline NameWidths name_widths(const std::vector<ProblemResult>& results) {
 /// evaluations_to`) and, in brackets, its 95% interval (`evaluations_to_replicates`, at
 /// `level`), as the console table and the HTML report show them: "52.5 [35.5, 72.5]". A figure
 /// or an end the run did not reach is ">N", N the evaluations each repetition ran.
+namespace detail {
+
+/// Pareto: "hypervolume @k [95% CI]" per input and strategy (nothing for other objectives).
+inline void append_hypervolumes(std::string& out, const std::vector<ProblemResult>& results,
+                                const Settings& settings) {
+  if (settings.objective.kind != ObjectiveKind::pareto) return;
+  const auto w = name_widths(results);
+  out += "hypervolume of the fronts found over the recorded front's (" +
+         settings.objective.label() + "):\n";
+  for (const auto& pr : results) {
+    for (const auto& s : pr.strategies) {
+      append_format(out, "%-*s %-*s", w.input, pr.problem->name.c_str(), w.strategy,
+                    s.name.c_str());
+      for (const auto& [k, h] : s.hypervolume) {
+        const auto ci =
+            replay::percentile_interval(s.hypervolume_replicates.at(k), settings.bootstrap.level);
+        append_format(out, "  @%zu %.4f [%.4f, %.4f]", k, h, ci.low, ci.high);
+      }
+      out += '\n';
+    }
+  }
+}
+
+}  // namespace detail
+
 [[nodiscard]] inline std::string evaluations_to_text(const StrategyResult& s, double fraction,
                                                      double level) {
   const auto figure = s.evaluations_to.find(fraction);
@@ -92,6 +117,8 @@ inline NameWidths name_widths(const std::vector<ProblemResult>& results) {
 
 /// The table `aoe-bench` prints: per input and strategy, the mean and the median over the
 /// repetitions of the fraction of the optimum after `settings.budget` evaluations, the
+/// With a pareto objective, then the hypervolume of each strategy's fronts over the recorded
+/// front's at each report point up to the budget, with its 95% interval.
 /// methodology score, and the median run's evaluations to 0.98 of the optimum with its 95%
 /// interval; then a note where the methodology score made each repetition run past the budget.
 [[nodiscard]] inline std::string table(const std::vector<ProblemResult>& results,
@@ -126,6 +153,7 @@ inline NameWidths name_widths(const std::vector<ProblemResult>& results) {
           s.score_range.last, settings.budget);
     }
   }
+  detail::append_hypervolumes(out, results, settings);
   return out;
 }
 

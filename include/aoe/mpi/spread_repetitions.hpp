@@ -27,6 +27,7 @@ namespace boost::serialization {
 template <class Archive>
 void serialize(Archive& ar, aoe::experiment::Repetition& r, const unsigned int /*version*/) {
   ar& r.curve;
+  ar& r.hypervolume;
   ar& r.evaluations;
   ar& r.trace.values;
   ar& r.trace.costs;

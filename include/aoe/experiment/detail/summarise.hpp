@@ -162,6 +162,39 @@ inline void add_bootstrap(StrategyResult& s, const Problem& problem,
   });
 }
 
+/// Settings::objective pareto: the mean hypervolume over the repetitions at each report point
+/// up to the budget, and its bootstrap replicates (resampled as the fractions are).
+inline void add_hypervolumes(StrategyResult& s, const Problem& problem,
+                             const std::vector<std::vector<double>>& per_run,
+                             const Settings& settings) {
+  if (settings.objective.kind != ObjectiveKind::pareto || per_run.empty()) return;
+  std::uint64_t stream = 0x84222325cbf29ce4ULL;  // FNV-1a of "input/strategy/hypervolume"
+  for (const char ch : problem.name + "/" + s.name + "/hypervolume") {
+    stream = (stream ^ static_cast<unsigned char>(ch)) * 0x100000001b3ULL;
+  }
+  replay::BootstrapOptions boot = settings.bootstrap;
+  boot.seed = derive_seed(settings.bootstrap.seed, stream);
+  std::vector<std::size_t> points;  // as front_hypervolumes computes them
+  for (const std::size_t k : report_points(settings.budget)) {
+    if (k <= settings.budget) points.push_back(k);
+  }
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    std::vector<double> at(per_run.size());
+    for (std::size_t r = 0; r < per_run.size(); ++r) {
+      at[r] = i < per_run[r].size() ? per_run[r][i] : 0.0;
+    }
+    double sum = 0;
+    for (const double h : at) sum += h;
+    s.hypervolume[points[i]] = sum / static_cast<double>(at.size());
+    s.hypervolume_replicates[points[i]] =
+        replay::bootstrap_replicates(at.size(), boot, [&](std::span<const std::size_t> idx) {
+          double total = 0;
+          for (const std::size_t j : idx) total += at[j];
+          return total / static_cast<double>(idx.size());
+        });
+  }
+}
+
 inline StrategyResult summarise(const Problem& problem, const std::string& name,
                                 const std::vector<std::vector<double>>& runs,
                                 std::vector<std::size_t> evaluations, const Settings& settings,
