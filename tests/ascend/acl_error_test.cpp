@@ -4,6 +4,8 @@
 
 #include <doctest/doctest.h>
 
+#include <ostream>  // doctest prints a std::error_code with it
+
 #include <cstdint>
 #include <cstring>
 #include <string>
