@@ -726,4 +726,41 @@ TEST_CASE("aoe-bench --objective: pareto runs; energy, edp and unknown names are
 }
 #endif
 
+TEST_CASE("aoe-bench record --device simulator: an operator's space with both objectives") {
+  aoe::test::TempDir dir("aoe_bench_record_sim");
+  const std::string out = dir.file("res2a.json");
+  aoe_bench::RecordSettings settings;
+  settings.device = "simulator";
+  settings.kernel = "res2a_branch2c@Ascend310P3";
+  settings.sample = 400;
+  settings.seed = 2;
+  settings.output = out;
+  const auto summary = aoe_bench::record(settings);
+  REQUIRE_MESSAGE(summary.has_value(), (summary ? "" : summary.error().message));
+  CHECK(summary->device == "Ascend310P3");
+  CHECK(summary->configurations == 400);
+  const std::string text = aoe::test::read_text(out);
+  CHECK(text.find("\"energy_kind\":\"simulated\"") != std::string::npos);
+  CHECK(text.find("\"kernel_name\":\"res2a_branch2c@Ascend310P3\"") != std::string::npos);
+  auto problem = aoe::experiment::load_problem(out);
+  REQUIRE_MESSAGE(problem.has_value(), (problem ? "" : problem.error().what()));
+  CHECK(problem->front.size() > 1);
+  // The recording replays with the pareto objective.
+  std::vector<aoe::experiment::Problem> problems;
+  problems.push_back(std::move(*problem));
+  aoe::experiment::Settings run{.budget = 20, .budget_seconds = {}, .repeats = 2, .seed = 1};
+  run.objective.kind = aoe::ObjectiveKind::pareto;
+  const auto results = run_experiment(problems, {"random"}, run);
+  REQUIRE(results.has_value());
+  CHECK((*results)[0].strategies[0].hypervolume.at(20) > 0);
+  // Two operators, or none: a usage error naming the kernel.
+  settings.kernel = "resnet50-conv";
+  const auto many = aoe_bench::record(settings);
+  REQUIRE_FALSE(many.has_value());
+  CHECK(many.error().code == aoe::make_error_code(aoe::Errc::invalid_argument));
+  CHECK(many.error().message.find("records one") != std::string::npos);
+  settings.kernel = "no_such_operator";
+  CHECK(aoe_bench::record(settings).error().message.find("no_such_operator") != std::string::npos);
+}
+
 }  // namespace tools_aoe_bench_test

@@ -3,15 +3,17 @@
 // (aoe::cuda defines AOE_WITH_CUDA); without one, recording on it says so.
 #include "record.hpp"
 
+#include <aoe/experiment/simulator_problems.hpp>
+#include <aoe/measure/replay/kernel_tuner_writer.hpp>
+#include <aoe/measure/replay/record.hpp>
+#include <aoe/measure/simulator/simulator_runner.hpp>
+
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <span>
 #include <string>
-
-#if defined(AOE_WITH_OPENCL) || defined(AOE_WITH_CUDA)
-#include <aoe/measure/replay/kernel_tuner_writer.hpp>
-#include <aoe/measure/replay/record.hpp>
-#endif
+#include <vector>
 #if defined(AOE_WITH_OPENCL)
 #include <aoe/measure/opencl/gemm.hpp>
 #include <aoe/measure/opencl/opencl_runner.hpp>
@@ -24,6 +26,7 @@
 namespace aoe_bench {
 
 bool record_available(const std::string& device) noexcept {
+  if (device == "simulator") return true;
 #if defined(AOE_WITH_OPENCL)
   if (device == "opencl") return true;
 #endif
@@ -36,17 +39,19 @@ bool record_available(const std::string& device) noexcept {
 
 namespace {
 
-#if defined(AOE_WITH_OPENCL) || defined(AOE_WITH_CUDA)
-// Measures the configurations `settings` asks for with `runner` and writes the cache.
+// Measures the configurations `settings` asks for with `runner` and writes the cache (named
+// `name`, its kernel `kernel`).
 template <class Runner>
 aoe::Result<RecordSummary> record_with(Runner& runner, const aoe::Space& space,
-                                       const RecordSettings& settings, const std::string& device) {
-  aoe::replay::RecordOptions options{.sample = settings.sample,
-                                     .seed = settings.seed,
-                                     .batch = settings.batch,
-                                     .name = "aoe_gemm_" + std::to_string(settings.size),
-                                     .device = device,
-                                     .kernel = "aoe_gemm"};
+                                       const RecordSettings& settings, const std::string& device,
+                                       std::string name = {}, std::string kernel = "aoe_gemm") {
+  aoe::replay::RecordOptions options{
+      .sample = settings.sample,
+      .seed = settings.seed,
+      .batch = settings.batch,
+      .name = name.empty() ? "aoe_gemm_" + std::to_string(settings.size) : std::move(name),
+      .device = device,
+      .kernel = std::move(kernel)};
   options.progress = [](std::size_t done, std::size_t total) {
     std::fprintf(stderr, "\raoe-bench record: %zu / %zu", done, total);
     if (done == total) std::fprintf(stderr, "\n");
@@ -59,7 +64,32 @@ aoe::Result<RecordSummary> record_with(Runner& runner, const aoe::Space& space,
   return RecordSummary{device, recording.configurations(), recording.valid_configurations(),
                        recording.optimum()};
 }
-#endif
+
+// The simulator: one operator's space (`--kernel`, as `--input sim:` names it, one operator),
+// timed and its energy modelled without noise.
+aoe::Result<RecordSummary> record_simulator(const RecordSettings& settings) {
+  auto problems = aoe::experiment::load_simulator_problems("sim:" + settings.kernel);
+  if (!problems) {
+    return aoe::make_error(aoe::Errc::invalid_argument, "--kernel: " + problems.error().message);
+  }
+  if (problems->size() != 1) {
+    return aoe::make_error(aoe::Errc::invalid_argument,
+                           "--kernel '" + settings.kernel + "': names " +
+                               std::to_string(problems->size()) +
+                               " operators; the simulator records one (e.g. "
+                               "res2a_branch2c@Ascend310P3)");
+  }
+  const auto& p = problems->front();
+  const auto name = p.name.substr(4);  // without "sim:"
+  struct ProblemMeasure {
+    const aoe::experiment::Problem* problem;
+    [[nodiscard]] std::vector<aoe::Measurement> measure(
+        aoe::SpaceView view, std::span<const aoe::Configuration> batch) const {
+      return problem->measure(view, batch);
+    }
+  } measure{&p};
+  return record_with(measure, *p.space, settings, name.substr(name.find('@') + 1), name, name);
+}
 
 aoe::Result<RecordSummary> record_opencl(const RecordSettings& settings) {
 #if defined(AOE_WITH_OPENCL)
@@ -96,7 +126,8 @@ aoe::Result<RecordSummary> record_cuda(const RecordSettings& settings) {
   const auto n = settings.size;
   const auto problem = aoe::cuda::gemm_problem(n, n, n);
   auto runner =
-      aoe::CudaRunner::open(aoe::cuda::gemm_kernel(problem), {.repetitions = settings.repetitions});
+      aoe::CudaRunner::open(aoe::cuda::gemm_kernel(problem),
+                            {.repetitions = settings.repetitions, .energy = settings.energy});
   if (!runner) return runner.error();
   return record_with(*runner, aoe::cuda::gemm_space(n, n, n, *info), settings, info->key());
 #else
@@ -110,6 +141,7 @@ aoe::Result<RecordSummary> record_cuda(const RecordSettings& settings) {
 }  // namespace
 
 aoe::Result<RecordSummary> record(const RecordSettings& settings) {
+  if (settings.device == "simulator") return record_simulator(settings);
   if (settings.kernel != "gemm") {
     return aoe::make_error(aoe::Errc::invalid_argument,
                            "--kernel '" + settings.kernel + "': expected gemm");
@@ -117,7 +149,7 @@ aoe::Result<RecordSummary> record(const RecordSettings& settings) {
   if (settings.device == "opencl") return record_opencl(settings);
   if (settings.device == "cuda") return record_cuda(settings);
   return aoe::make_error(aoe::Errc::invalid_argument,
-                         "--device '" + settings.device + "': expected opencl or cuda");
+                         "--device '" + settings.device + "': expected opencl, cuda or simulator");
 }
 
 int record_main(int argc, char** argv) {
@@ -127,8 +159,14 @@ int record_main(int argc, char** argv) {
       "Tuner cache"};
   app.name("aoe-bench record");
   RecordSettings settings;
-  app.add_option("--device", settings.device, "opencl (default) or cuda");
-  app.add_option("--kernel", settings.kernel, "the kernel: gemm (the project's SGEMM)");
+  app.add_option("--device", settings.device,
+                 "opencl (default), cuda, or simulator (an operator's space with its simulated "
+                 "energies)");
+  app.add_option("--kernel", settings.kernel,
+                 "the kernel: gemm (the project's SGEMM); with --device simulator an operator as "
+                 "--input sim: names it, e.g. res2a_branch2c@Ascend310P3");
+  app.add_flag("--energy", settings.energy,
+               "--device cuda: also NVML's energy per configuration (0.2 s more each)");
   app.add_option("--size", settings.size, "M = N = K (a multiple of 16 on OpenCL, of 256 on CUDA)");
   app.add_option("--sample", settings.sample, "configurations to record (0: every valid one)");
   app.add_option("--seed", settings.seed, "the sample's seed");

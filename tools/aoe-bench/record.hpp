@@ -1,6 +1,6 @@
-// aoe-bench record: measures a kernel's space on an OpenCL device or an NVIDIA GPU (CUDA) once
-// and writes it as a Kernel Tuner cache file, which `aoe-bench --input` (and Kernel Tuner)
-// replay offline.
+// aoe-bench record: measures a kernel's space on an OpenCL device or an NVIDIA GPU (CUDA) once,
+// or a simulator operator's with its simulated energies, and writes it as a Kernel Tuner cache
+// file, which `aoe-bench --input` (and Kernel Tuner) replay offline.
 #ifndef AOE_TOOLS_AOE_BENCH_RECORD_HPP
 #define AOE_TOOLS_AOE_BENCH_RECORD_HPP
 
@@ -14,14 +14,17 @@ namespace aoe_bench {
 
 /// What `aoe-bench record` measures.
 struct RecordSettings {
-  std::string device = "opencl";  ///< opencl (AOE_OPENCL_*) or cuda (AOE_CUDA_DEVICE)
-  std::string kernel = "gemm";    ///< the project's SGEMM (measure/opencl/ or measure/cuda/)
-  std::int64_t size = 256;        ///< M = N = K
-  std::size_t sample = 0;         ///< 0: every valid configuration; else a uniform sample
-  std::uint64_t seed = 0;         ///< the sample's seed
-  std::size_t batch = 8;          ///< configurations built in parallel
-  std::size_t repetitions = 5;    ///< timed runs per configuration
-  std::string output;             ///< the Kernel Tuner cache to write
+  std::string device = "opencl";  ///< opencl (AOE_OPENCL_*), cuda (AOE_CUDA_DEVICE) or simulator
+  /// The project's SGEMM ("gemm": measure/opencl/ or measure/cuda/); with the simulator, an
+  /// operator as aoe-bench's `--input sim:` names it ("res2a_branch2c@Ascend310P3").
+  std::string kernel = "gemm";
+  bool energy = false;          ///< cuda: NVML's energy per configuration too (docs/energy.md)
+  std::int64_t size = 256;      ///< M = N = K
+  std::size_t sample = 0;       ///< 0: every valid configuration; else a uniform sample
+  std::uint64_t seed = 0;       ///< the sample's seed
+  std::size_t batch = 8;        ///< configurations built in parallel
+  std::size_t repetitions = 5;  ///< timed runs per configuration
+  std::string output;           ///< the Kernel Tuner cache to write
 };
 
 /// What was recorded.
