@@ -352,7 +352,7 @@ TEST_CASE("aoe-bench record writes a Kernel Tuner cache that replays (needs an O
 TEST_CASE("aoe-bench record --device cuda: a Kernel Tuner cache on a GPU, a clear error without") {
   const auto bad = aoe_bench::record({.device = "vulkan", .output = "unused.json"});
   REQUIRE_FALSE(bad.has_value());
-  CHECK(bad.error().message.find("--device 'vulkan': expected opencl or cuda") !=
+  CHECK(bad.error().message.find("--device 'vulkan': expected opencl, cuda or simulator") !=
         std::string::npos);
   if (!aoe_bench::record_available("cuda")) {
     aoe::test::skip("aoe-bench was built without CUDA");
