@@ -663,6 +663,7 @@ TEST_CASE("aoe-bench --objective pareto: each front's hypervolume over the recor
   REQUIRE(p.front.size() > 3);  // the simulated energies give a front of several tilings
   aoe::experiment::Settings settings{.budget = 50, .budget_seconds = {}, .repeats = 4, .seed = 3};
   settings.objective.kind = aoe::ObjectiveKind::pareto;
+  settings.traces = true;
   auto results = run_experiment(*problems, {"random", "evolutionary"}, settings);
   REQUIRE_MESSAGE(results.has_value(), (results ? "" : results.error().what()));
   for (const auto& s : (*results)[0].strategies) {
@@ -673,9 +674,27 @@ TEST_CASE("aoe-bench --objective pareto: each front's hypervolume over the recor
     CHECK(s.hypervolume.at(50) <= 1.0 + 1e-12);
     MESSAGE(s.name << ": hypervolume @25 " << s.hypervolume.at(25) << ", @50 "
                    << s.hypervolume.at(50));
+    // The traces carry each evaluation's energy, so that a tool scoring the runs itself
+    // (bench/peers/run) finds the same hypervolume from them.
+    REQUIRE(s.traces.size() == 4);
+    double sum = 0;
+    for (const auto& t : s.traces) {
+      REQUIRE(t.energies.size() == t.values.size());
+      std::vector<aoe::FrontPoint> front;
+      for (std::size_t k = 0; k < t.values.size(); ++k) {
+        CHECK(std::isnan(t.values[k]) == std::isnan(t.energies[k]));
+        if (!std::isnan(t.values[k])) {
+          (void)aoe::add_to_front(front, {t.values[k], t.energies[k], k});
+        }
+      }
+      const auto reference = p.front_reference();
+      sum += aoe::front_hypervolume(front, reference) / aoe::front_hypervolume(p.front, reference);
+    }
+    CHECK(sum / 4 == doctest::Approx(s.hypervolume.at(50)).epsilon(1e-12));
   }
   const auto json = boost::json::serialize(aoe::experiment::to_json(*results, settings));
   CHECK(json.find("\"hypervolume\":{\"25\":{\"mean\":") != std::string::npos);
+  CHECK(json.find("\"energies\":[") != std::string::npos);
   CHECK(json.find("\"objective\":\"pareto (knee)\"") != std::string::npos);
   // Without recorded energy there is nothing to score against: an error naming the input.
   aoe::test::TempDir dir("aoe_bench_pareto");
@@ -689,6 +708,7 @@ TEST_CASE("aoe-bench --objective pareto: each front's hypervolume over the recor
   REQUIRE(time.has_value());
   const auto time_json = boost::json::serialize(aoe::experiment::to_json(*time, settings));
   CHECK(time_json.find("hypervolume") == std::string::npos);
+  CHECK(time_json.find("energies") == std::string::npos);
   CHECK(time_json.find("\"objective\"") == std::string::npos);
 }
 

@@ -152,14 +152,16 @@ inline boost::json::array summary_block(const std::vector<ProblemResult>& result
 }
 
 // A strategy's "traces": per repetition, its values (null where it failed), the device seconds
-// charged and the wall seconds of the run.
+// charged and the wall seconds of the run; with a pareto objective, its energies.
 inline boost::json::array traces_json(const std::vector<Trace>& traces) {
   boost::json::array out;
   for (const auto& t : traces) {
     boost::json::array costs;
     for (const double c : t.costs) costs.push_back(c);
-    out.push_back(boost::json::object{
-        {"values", curve(t.values)}, {"costs", std::move(costs)}, {"seconds", t.seconds}});
+    boost::json::object o{
+        {"values", curve(t.values)}, {"costs", std::move(costs)}, {"seconds", t.seconds}};
+    if (!t.energies.empty()) o["energies"] = curve(t.energies);  // pareto: joules, null: none
+    out.push_back(std::move(o));
   }
   return out;
 }

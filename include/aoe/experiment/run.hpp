@@ -117,6 +117,10 @@ inline std::vector<double> run_once(const Problem& problem, const Strategy& stra
       trace.values.push_back(m.ok() ? m.value : std::numeric_limits<double>::quiet_NaN());
       trace.costs.push_back(m.cost);
       trace.configurations.push_back(result.history[k].configuration);
+      if (settings.objective.kind == ObjectiveKind::pareto) {
+        trace.energies.push_back(m.ok() && m.energy ? m.energy->joules
+                                                    : std::numeric_limits<double>::quiet_NaN());
+      }
     }
   }
   if (settings.objective.kind == ObjectiveKind::pareto) {

@@ -20,9 +20,10 @@ namespace aoe::experiment {
 /// What one repetition measured (Settings::traces): per evaluation in order, the configuration,
 /// the value (NaN: it failed) and the device seconds charged; the wall seconds of the run (the
 /// policy's own time: a replayed measurement is a lookup). A function of the seed, except
-/// `seconds`.
+/// `seconds`. With a pareto objective, `energies` too: each evaluation's joules (NaN: it failed
+/// or has none); empty otherwise.
 struct Trace {
-  std::vector<double> values, costs;
+  std::vector<double> values, costs, energies;
   double seconds = 0;
   std::vector<Configuration> configurations;
 };

@@ -31,6 +31,7 @@ void serialize(Archive& ar, aoe::experiment::Repetition& r, const unsigned int /
   ar& r.evaluations;
   ar& r.trace.values;
   ar& r.trace.costs;
+  ar& r.trace.energies;
   ar& r.trace.seconds;
   ar& r.trace.configurations;
   ar& r.rank;
