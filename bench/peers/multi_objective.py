@@ -27,9 +27,9 @@ from recorded import charged_seconds
 KT_MO_STRATEGIES = ["nsga2", "nsga3", "random_sample"]
 OPTUNA_MO_SAMPLERS = ["nsga2", "tpe", "random"]
 # Simulator operators of ResNet-50 on the Ascend 310P3 whose recorded front has several points
-# (its static power is 15 W: the fastest tiling is not always the cheapest; on the 910A, 130 W,
-# it nearly always is), recorded by `aoe-bench record --device simulator` at the start of the
-# run (docs/energy.md, "The peers on two objectives").
+# (its static power is 15 W: the fastest tiling is often not the cheapest; on the 910A and the
+# 910B2, 130 W and 110 W, it mostly is), recorded by `aoe-bench record --device simulator` at
+# the start of the run (docs/energy.md, "The peers on two objectives").
 DEFAULT_MO_SPACES = ["sim:res2a_branch2c@Ascend310P3", "sim:res3a_branch2c@Ascend310P3",
                      "sim:res3b_branch2a@Ascend310P3"]
 MO_BUDGETS = [50, 100]
