@@ -383,14 +383,20 @@ def print_table(results, tuners, budgets, spaces):
 
 # ---- the part of bench/peers/run ---------------------------------------------------------
 
-def run_part(spec, workdir, started, run_pool, bootstrap_mean, rng, saved=None):
-    """The two-objective part of a run of bench/peers/run. `spec`: aoe_bench, spaces (the
-    --mo-spaces), budgets, repeats, seed, jobs, kernel_tuner, optuna, aoe (policies; None:
-    aoe-bench's default set). `saved`: the runs of --from-runs (scored again, not run).
-    Returns (the JSON's "multi_objective", its "multi_objective_spaces", the settings'
-    "multi_objective", the runs to save, the harness's problems)."""
+def load_spaces(spec, workdir):
+    """The --mo-spaces, recorded where they are sim: and read (exit 2 on one that is not a
+    two-objective space): before the single-objective part runs, so that a bad one is found
+    at once."""
     paths = [record_space(spec["aoe_bench"], s, workdir) for s in spec["spaces"]]
-    spaces = [MoSpace(p) for p in paths]
+    return [MoSpace(p) for p in paths]
+
+
+def run_part(spec, spaces, workdir, started, run_pool, bootstrap_mean, rng, saved=None):
+    """The two-objective part of a run of bench/peers/run on `spaces` (load_spaces). `spec`:
+    aoe_bench, spaces (the --mo-spaces), budgets, repeats, seed, jobs, kernel_tuner, optuna,
+    aoe (policies; None: aoe-bench's default set). `saved`: the runs of --from-runs (scored
+    again, not run). Returns (the JSON's "multi_objective", its "multi_objective_spaces", the
+    settings' "multi_objective", the runs to save, the harness's problems)."""
     budget = max(spec["budgets"])
     skipped, failed, own = {}, {}, {}
     part_started = time.perf_counter()
