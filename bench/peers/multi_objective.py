@@ -9,18 +9,13 @@ normalised by the recorded front's own: 1.0 is the whole front found. The fronts
 unique configurations each tuner measured, in the order first measured, up to the budget,
 counted as the single-objective runs count them (failures included)."""
 
-import gzip
-import json
 import math
-import os
-import random
 import subprocess
 import sys
 import time
-import warnings
 from pathlib import Path
 
-from recorded import charged_seconds
+from recorded import RecordedSpace, ask_and_tell, fail, kernel_tuner_replay, run_aoe_bench
 
 # Kernel Tuner 1.5.0's multi-objective strategies (pymoo's NSGA-II and NSGA-III, default
 # options), and its random sampling, which takes any number of objectives.
@@ -35,60 +30,27 @@ DEFAULT_MO_SPACES = ["sim:res2a_branch2c@Ascend310P3", "sim:res3a_branch2c@Ascen
 MO_BUDGETS = [50, 100]
 
 
-def fail(code, message):
-    print(f"bench/peers/run: {message}", file=sys.stderr)
-    sys.exit(code)
-
-
-class MoSpace:
-    """A Kernel Tuner cache file with an energy per configuration (J): its parameters, each
-    held configuration's (time ms, energy J) or None (a recorded failure), the charged
-    seconds, and the recorded time-energy front."""
+class MoSpace(RecordedSpace):
+    """A Kernel Tuner cache file with an energy per configuration (J): each held
+    configuration's (time ms, energy J) or None (a recorded failure), and the recorded
+    time-energy front with its reference point and hypervolume."""
 
     def __init__(self, path):
-        self.path = Path(path)
-        self.name = self.path.name.removesuffix(".gz").removesuffix(".json")
-        opener = gzip.open if self.path.suffix == ".gz" else open
-        try:
-            with opener(self.path, "rt", encoding="utf-8") as f:
-                self.data = json.load(f)
-            self.keys = list(self.data["tune_params_keys"])
-            self.tune_params = {k: list(self.data["tune_params"][k]) for k in self.keys}
-            cache = self.data["cache"]
-        except (OSError, ValueError, KeyError, TypeError) as e:
-            fail(2, f"--mo-spaces {path}: not a Kernel Tuner cache file ({type(e).__name__}: {e})")
-        self.values, self.costs = {}, {}
-        for key, entry in cache.items():
+        def pair_of(key, entry):
             t, e = entry.get("time"), entry.get("energy")
-            ok = isinstance(t, (int, float)) and isinstance(e, (int, float))
-            if isinstance(t, (int, float)) and not ok:
+            if not isinstance(t, (int, float)):
+                return None
+            if not isinstance(e, (int, float)):
                 fail(2, f"--mo-spaces {path}: configuration {key} has a time but no 'energy' "
                         "(J): a two-objective space needs both (aoe-bench record --device "
                         "simulator writes them)")
-            self.values[key] = (float(t), float(e)) if ok else None
-            self.costs[key] = charged_seconds(entry)
-        self.held_fraction = len(self.values) / math.prod(len(v) for v in self.tune_params.values())
-        valid = [v for v in self.values.values() if v is not None]
-        if not valid:
-            fail(2, f"--mo-spaces {path}: no configuration was measured correctly")
+            return float(t), float(e)
+        super().__init__(path, pair_of, where="--mo-spaces ")
+        valid = self.valid_values(where="--mo-spaces ")
         self.front = pareto_front(valid)
         self.reference = (self.front[-1][0] * 1.1, self.front[0][1] * 1.1)
         self.front_hypervolume = hypervolume(self.front, self.reference)
         self.worst = (max(t for t, _ in valid), max(e for _, e in valid))
-
-    def key(self, config):
-        return ",".join(str(config[k]) for k in self.keys)
-
-    def plain_copy(self, directory):
-        """The cache as plain JSON (Kernel Tuner's simulation mode reads no gzip)."""
-        if self.path.suffix != ".gz":
-            return self.path
-        out = Path(directory) / f"{self.name}.json"
-        if not out.exists():
-            tmp = Path(directory) / f"{self.name}.{os.getpid()}.tmp"
-            tmp.write_text(json.dumps(self.data))
-            tmp.replace(out)
-        return out
 
 
 def pareto_front(points):
@@ -140,43 +102,12 @@ def record_space(aoe_bench, spec, workdir):
 
 # ---- the peers ---------------------------------------------------------------------------
 
-def unique_pairs(space, configs):
-    seen, values, costs = set(), [], []
-    for config in configs:
-        key = space.key(config)
-        if key in seen:
-            continue
-        seen.add(key)
-        values.append(space.values.get(key))
-        costs.append(space.costs.get(key, 0.0))
-    return values, costs
-
-
 def run_kernel_tuner(space, strategy, seed, budget, workdir):
-    """Kernel Tuner's simulation mode on the cache, objectives time and energy (both
-    minimised), restrictions: the configurations the cache holds."""
-    from kernel_tuner import tune_kernel
-    import numpy as np
-    random.seed(seed)
-    np.random.seed(seed % 2**32)
-    held = set(space.values)
-
-    def recorded(params):  # a def, not a lambda (Kernel Tuner parses those)
-        return space.key(params) in held
-
-    cache = space.plain_copy(workdir)
-    started = time.perf_counter()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        results, _ = tune_kernel(
-            space.data.get("kernel_name", space.name), "", space.data.get("problem_size", 1), [],
-            dict(space.tune_params), restrictions=recorded, simulation_mode=True,
-            cache=str(cache), strategy=strategy, strategy_options={"max_fevals": budget},
-            objective=["time", "energy"], objective_higher_is_better=[False, False],
-            seed=seed, quiet=True, verbose=False)  # seed: pymoo's own generator too
-    seconds = time.perf_counter() - started
-    values, costs = unique_pairs(space, results)
-    return values[:budget], costs[:budget], seconds
+    """Kernel Tuner's simulation mode on the cache (recorded.kernel_tuner_replay), objectives
+    time and energy, both minimised."""
+    return kernel_tuner_replay(space, strategy, seed, budget, workdir,
+                               objective=["time", "energy"],
+                               objective_higher_is_better=[False, False])
 
 
 def optuna_sampler(name, seed):
@@ -185,8 +116,9 @@ def optuna_sampler(name, seed):
         return optuna.samplers.NSGAIISampler(seed=seed)
     if name == "tpe":
         # Multivariate: with its default independent sampling, TPE on two objectives took
-        # 96 s for 50 evaluations of the 2,376-configuration --quick space and over 6 minutes
-        # for 100 of res2a_branch2c's 124,128 (each of the 12 parameters sampled on its own
+        # 96 s for 50 evaluations of the 2,376-configuration --quick space and was stopped
+        # unfinished after more than 5 minutes on 100 of res2a_branch2c's 124,128 (each of
+        # the 12 parameters sampled on its own
         # misses the joint restrictions: about 9 proposals per held configuration, and each
         # proposal costs more than the last); multivariate, 1-8 s (docs/energy.md).
         return optuna.samplers.TPESampler(seed=seed, multivariate=True)
@@ -194,42 +126,21 @@ def optuna_sampler(name, seed):
 
 
 def run_optuna(space, sampler_name, seed, budget):
-    """Ask and tell on two objectives, each parameter categorical, as the single-objective
-    runs do (bench/peers/run's run_optuna): a configuration the cache does not hold, or one
-    recorded as failed, is told to NSGA-II and TPE as infeasible (Trial.set_constraint, with
-    the space's worst time and energy) and to random search as failed; only held ones count;
-    the same proposal limit."""
+    """Ask and tell on two objectives (recorded.ask_and_tell, as the single-objective runs),
+    each parameter categorical: a configuration without a time and energy is told to NSGA-II
+    and TPE as infeasible, with the space's worst time and energy, and to random search that
+    it failed."""
     import optuna
     optuna.logging.set_verbosity(optuna.logging.ERROR)
-    constrained = sampler_name in ("nsga2", "tpe")
     study = optuna.create_study(directions=["minimize", "minimize"],
                                 sampler=optuna_sampler(sampler_name, seed))
-    seen, values, costs = set(), [], []
-    proposals, limit = 0, math.ceil(4 * budget / space.held_fraction)
-    started = time.perf_counter()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        while len(values) < budget and proposals < limit and len(seen) < len(space.values):
-            proposals += 1
-            trial = study.ask()
-            config = {k: trial.suggest_categorical(k, options)
-                      for k, options in space.tune_params.items()}
-            key = space.key(config)
-            value = space.values.get(key)
-            if key in space.values and key not in seen:
-                seen.add(key)
-                values.append(value)
-                costs.append(space.costs[key])
-            if value is not None:
-                if constrained:
-                    trial.set_constraint("recorded", -1.0)
-                study.tell(trial, list(value))
-            elif constrained:
-                trial.set_constraint("recorded", 1.0)
-                study.tell(trial, list(space.worst))
-            else:
-                study.tell(trial, state=optuna.trial.TrialState.FAIL)
-    return values, costs, time.perf_counter() - started
+
+    def suggest(trial):
+        return {k: trial.suggest_categorical(k, options)
+                for k, options in space.tune_params.items()}
+
+    return ask_and_tell(space, study, budget, suggest, sampler_name in ("nsga2", "tpe"),
+                        list, list(space.worst))
 
 
 def peer_job(job):
@@ -261,21 +172,11 @@ def run_aoe(aoe_bench, spaces, policies, repeats, budget, seed, threads, workdir
     scoring against."""
     if policies is not None and not policies:
         return [], {}
-    out = Path(workdir) / "aoe_pareto.json"
-    strategy = ["--strategy", ",".join(policies)] if policies else []
-    command = [str(aoe_bench), "--input", *[str(s.path) for s in spaces], *strategy,
-               "--objective", "pareto", "--budget", str(budget), "--repeats", str(repeats),
-               "--seed", str(seed), "--max-score-evaluations", str(budget), "--traces",
-               "--json", str(out)]
-    if threads:
-        command += ["--threads", str(threads)]
-    print("bench/peers/run: " + " ".join(command), file=sys.stderr)
-    done = subprocess.run(command, stdout=subprocess.DEVNULL)
-    if done.returncode != 0:
-        fail(4, f"{aoe_bench.name} --objective pareto exited with {done.returncode}")
+    document = run_aoe_bench(aoe_bench, spaces, policies, repeats, budget, seed, threads,
+                             Path(workdir) / "aoe_pareto.json", extra=("--objective", "pareto"))
     runs, own = [], {}
     by_name = {s.name: s for s in spaces}
-    for entry in json.loads(out.read_text())["inputs"]:
+    for entry in document["inputs"]:
         space = by_name.get(entry["name"])
         if space is None:
             continue
@@ -394,14 +295,14 @@ def load_spaces(spec, workdir):
 def run_part(spec, spaces, workdir, started, run_pool, bootstrap_mean, rng, saved=None):
     """The two-objective part of a run of bench/peers/run on `spaces` (load_spaces). `spec`:
     aoe_bench, spaces (the --mo-spaces), budgets, repeats, seed, jobs, kernel_tuner, optuna,
-    aoe (policies; None: aoe-bench's default set). `saved`: the runs of --from-runs (scored
-    again, not run). Returns (the JSON's "multi_objective", its "multi_objective_spaces", the
+    aoe (policies; None: aoe-bench's default set). `saved`: the runs and the skipped tuners
+    of --from-runs (scored again, not run). Returns (the JSON's "multi_objective", its "multi_objective_spaces", the
     settings' "multi_objective", the runs to save, the harness's problems)."""
     budget = max(spec["budgets"])
     skipped, failed, own = {}, {}, {}
     part_started = time.perf_counter()
     if saved is not None:
-        runs = saved
+        runs, skipped = saved
     else:
         runs, own = run_aoe(spec["aoe_bench"], spaces, spec["aoe"], spec["repeats"], budget,
                             spec["seed"], spec["jobs"], workdir)
