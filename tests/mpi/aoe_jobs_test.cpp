@@ -90,6 +90,13 @@ TEST_CASE("aoe command: mpirun -np 3 aoe (OPAT, SGAT, GDAT) writes what one proc
                            "--budget=24 --seed=5",
                        2);
   }
+  SUBCASE("OPAT for the time-energy front: the objective travels with each step") {
+    check_same_outputs("opat_pareto",
+                       "--job_type=2 --model='" + models +
+                           "resnet50.json' --soc_version=Ascend310P3 --objective=pareto "
+                           "--budget=24 --seed=3",
+                       2);
+  }
   SUBCASE("SGAT") {
     check_same_outputs("sgat", "--job_type=1 --model='" + models + "resnet50.json' --budget=40", 2);
   }

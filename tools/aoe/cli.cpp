@@ -203,9 +203,9 @@ int check_model_path_ranks(const CommonOptions& opt, long ranks, std::ostream& e
   return exit_usage;
 }
 
-/// Operator tuning's own flags given to another job: exit_usage naming the flag, else
-/// exit_success.
-int check_opat_only(const CommonOptions& opt, const OpatFlags& opat, std::ostream& err) {
+/// Operator tuning's own flags given to another job: exit_usage naming the flag; then
+/// --objective and its flags (check_objective_flags); else exit_success.
+int check_opat_only(const CommonOptions& opt, OpatFlags& opat, std::ostream& err) {
   if (!opt.model_path.empty()) {
     const char* why = opt.job_type != 2     ? "operator tuning (--job_type=2) only"
                       : !opt.model.empty()  ? "instead of --model, not with it"
@@ -222,13 +222,13 @@ int check_opat_only(const CommonOptions& opt, const OpatFlags& opat, std::ostrea
            "AOE's\n";
     return exit_usage;
   }
-  return exit_success;
+  return check_objective_flags(opt, opat, err);
 }
 
 /// The flags checked against each other and the environment (AOE_MODE gives the job type when
 /// --job_type does not), then OPAT's own (check_opat_only): exit_success when all is well, else
 /// the exit code, the reason on `err`.
-int check_job_flags(CommonOptions& opt, const OpatFlags& opat, const GdatFlags& gdat,
+int check_job_flags(CommonOptions& opt, OpatFlags& opat, const GdatFlags& gdat,
                     const aoe::Environment& env, std::ostream& err) {
   if (opt.job_type == 0) {
     if (!env.aoe_mode) {

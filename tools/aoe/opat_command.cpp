@@ -20,6 +20,7 @@
 #include <boost/json/parse.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -80,6 +81,52 @@ void add_opat_options(CLI::App& app, OpatFlags& flags) {
   app.add_flag("--Fdeeper_opat", flags.deeper_opat,
                "a deeper operator search: Schedule, Format and Impl, each with 4 times the "
                "evaluations (several times the tuning time)");
+  add_option_rows(
+      app, {{"--objective", &flags.objective,
+             "operator tuning: what each operator's search minimises: time (default), energy, "
+             "edp (energy x time) or pareto (the time-energy front; --pareto_pick picks the "
+             "configuration in use); docs/energy.md"},
+            {"--pareto_pick", &flags.pareto_pick,
+             "with --objective=pareto: knee (default), fastest or least_energy"}});
+  app.add_option("--power_cap", flags.power_cap,
+                 "with --objective=time or pareto: watts; a configuration drawing more on "
+                 "average is not used (default 0: no cap)");
+}
+
+int check_objective_flags(const CommonOptions& common, OpatFlags& flags, std::ostream& err) {
+  auto kind = aoe::objective_kind_from(flags.objective, "--objective");
+  auto pick = aoe::front_pick_from(flags.pareto_pick, "--pareto_pick");
+  const auto usage = [&err](const std::string& why) {
+    err << "aoe: " << why << "\n";
+    return exit_usage;
+  };
+  if (!kind) return usage(kind.error().message);
+  if (!pick) return usage(pick.error().message);
+  if (!(flags.power_cap >= 0) || !std::isfinite(flags.power_cap)) {
+    return usage("--power_cap=" + std::to_string(flags.power_cap) +
+                 ": expected watts, a number >= 0 (0: no cap)");
+  }
+  if (flags.pareto_pick != "knee" && *kind != aoe::ObjectiveKind::pareto) {
+    return usage("--pareto_pick: picks from a front, with --objective=pareto only");
+  }
+  if (flags.power_cap > 0 && *kind != aoe::ObjectiveKind::time &&
+      *kind != aoe::ObjectiveKind::pareto) {
+    return usage(
+        "--power_cap: with --objective=time or pareto only (energy and edp count the "
+        "power already)");
+  }
+  const aoe::Objective o{.kind = *kind, .power_cap_watts = flags.power_cap, .pick = *pick};
+  if (!o.plain_time() && common.job_type != 2) {
+    return usage("--objective=" + o.label() +
+                 ": operator tuning (--job_type=2) only; subgraph and gradient tuning minimise "
+                 "time");
+  }
+  if (!o.plain_time() && common.device != "simulator") {
+    return usage("--objective=" + o.label() + ": --device=" + common.device +
+                 " measures no energy; the simulator's energy model does (docs/energy.md)");
+  }
+  flags.parsed_objective = o;
+  return exit_success;
 }
 
 namespace {
@@ -127,6 +174,10 @@ std::function<void(const aoe::OpatEvent&)> opat_progress(const CommonOptions& co
     for (const auto& k : e.report->kinds) {
       io.out << separator << aoe::to_string(k.kind) << " " << aoe::to_string(k.outcome) << " "
              << fixed(k.before_us, 3) << " us -> " << fixed(k.after_us, 3) << " us";
+      if (k.before_j && k.after_j) {  // --objective other than time
+        io.out << ", " << fixed(*k.before_j * 1e6, 3) << " uJ -> " << fixed(*k.after_j * 1e6, 3)
+               << " uJ";
+      }
       if (verbosity >= 3) io.out << " (" << e.report->evaluations << " evaluations)";
       separator = "; ";
     }
@@ -155,6 +206,13 @@ int opat_finished(const CommonOptions& common, const aoe::Graph& graph,
   if (common.verbosity() >= 1) {
     print_job_summary(io, rep.total(), "operators", rep, rep.baseline_ms(), rep.result_ms(), file,
                       result.tuned_model_file, timing);
+    const auto before = rep.energy_j(true), after = rep.energy_j(false);
+    if (!rep.objective.plain_time() && before && after) {
+      io.out << "aoe: objective " << rep.objective.label() << ": model energy "
+             << fixed(*before * 1e3, 6) << " mJ -> " << fixed(*after * 1e3, 6) << " mJ ("
+             << fixed(aoe::OpatReport::improvement(*before, *after) * 100.0, 2)
+             << "% improvement), " << aoe::to_string(timing.kind) << "\n";
+    }
   }
   return job_finished(
       write_opat_reports(common, graph, rep, soc, result.result_file, io), rep.tuning_name,
@@ -168,8 +226,10 @@ int run_opat_command(const CommonOptions& common, const OpatFlags& flags,
                      const aoe::Environment& env, const aoe::sim::Soc& soc, const Io& io,
                      SharedResultFile* shared, const aoe::Graph* given) {
   aoe::SimulatorBackend backend(soc, common.measure_latency);
-  aoe::OpatOptions o{
-      .scope = backend.scope(), .format_tuning = flags.fop_format, .impl_tuning = flags.fop_impl};
+  aoe::OpatOptions o{.scope = backend.scope(),
+                     .format_tuning = flags.fop_format,
+                     .impl_tuning = flags.fop_impl,
+                     .objective = flags.parsed_objective};
   int code = exit_usage;
   const auto graph = start_model_job(aoe::make_opat_search(common.search_or("analytic")),
                                      aoe::opat_budget_preset(common.optimization_level), common,

@@ -6,8 +6,10 @@
 #include <aoe/config/environment.hpp>
 #include <aoe/graph/graph.hpp>
 #include <aoe/measure/simulator/soc.hpp>
+#include <aoe/vocab/objective.hpp>
 
 #include <cstddef>
+#include <ostream>
 #include <string>
 
 namespace CLI {
@@ -22,7 +24,20 @@ struct OpatFlags {
   bool fop_format = false;    ///< --Fop_format: also tune the Format knowledge
   bool fop_impl = false;      ///< --Fop_impl: also tune the Impl knowledge
   bool deeper_opat = false;   ///< --Fdeeper_opat: every kind, deeper_opat_factor x the budget
+  /// --objective, --pareto_pick, --power_cap
+  /// (docs/energy.md#operator-tuning-for-energy-aoe---objective), read into `objective` by
+  /// check_objective_flags.
+  std::string objective = "time";
+  std::string pareto_pick = "knee";
+  double power_cap = 0;
+  aoe::Objective parsed_objective{};
 };
+
+/// --objective, --pareto_pick and --power_cap into `flags.parsed_objective`: exit_usage naming
+/// the flag for a name that is not one, a cap that is not a number of watts >= 0, an objective
+/// other than time for another job than operator tuning or on a device that measures no
+/// energy (the NPU); else exit_success.
+int check_objective_flags(const CommonOptions& common, OpatFlags& flags, std::ostream& err);
 
 /// --Fdeeper_opat's budget factor: each knowledge kind of each operator gets this many times the
 /// evaluations (and the patience) of the preset or of --budget (docs/cli.md#--fdeeper_opat).

@@ -156,14 +156,16 @@ struct StepObserver {
 }  // namespace detail
 
 /// The tuning step of one task: `search` over `space` with `measure` (which hands back the
-/// known starting points' measurements), seeded with `seed`, within `limits`. Reads and writes
-/// nothing else: the caller looks the bank up before and accounts after (see the header).
+/// known starting points' measurements), seeded with `seed`, within `limits`, minimising
+/// `objective` (TunerOptions::objective). Reads and writes nothing else: the caller looks the
+/// bank up before and accounts after (see the header).
 template <class Measure>
 [[nodiscard]] TuningResult tune_step(const Space& space, AnySearch search, Measure measure,
-                                     std::uint64_t seed, const StepLimits& limits) {
+                                     std::uint64_t seed, const StepLimits& limits,
+                                     const Objective& objective = {}) {
   Tuner<AnySearch, Measure, MemoryRepository> tuner(
       std::move(search), std::move(measure), MemoryRepository{},
-      TunerOptions{.seed = seed, .batch_size = limits.batch_size});
+      TunerOptions{.seed = seed, .batch_size = limits.batch_size, .objective = objective});
   return tuner.tune(
       space, MaxEvaluations{limits.budget.evaluations} || NoImprovement{limits.budget.patience},
       detail::StepObserver{&limits});

@@ -114,6 +114,13 @@ void serialize(Archive& ar, TransferData& d, const unsigned int /*version*/) {
 }
 
 template <class Archive>
+void serialize(Archive& ar, Objective& o, const unsigned int /*version*/) {
+  mpi::detail::serialize_enum(ar, o.kind);
+  ar& o.power_cap_watts;
+  mpi::detail::serialize_enum(ar, o.pick);
+}
+
+template <class Archive>
 void serialize(Archive& ar, OpatStepRequest& q, const unsigned int /*version*/) {
   ar& q.op;
   mpi::detail::serialize_enum(ar, q.kind);
@@ -131,6 +138,7 @@ void serialize(Archive& ar, OpatStepRequest& q, const unsigned int /*version*/) 
   ar& q.context;
   mpi::detail::serialize_shared(ar, q.prior);
   ar& q.measure_only;
+  ar& q.objective;
 }
 
 template <class Archive>

@@ -8,6 +8,9 @@
 // Content: {"schema_version": 1, "soc_version", "core_num", "core_type", "knowledge_kind",
 //           "entries": {"<operator key text>": {"knowledge": {...}, "cost_time(us)", "value",
 //                       "provenance": {"policy", "evaluations", "timestamp", "tool"}}}}
+// An entry tuned for another objective than time (aoe::Objective) is named by the key text and
+// the objective's suffix ("<operator key text>#objective=energy") and holds the objective's
+// score in "value" (joules, joules x seconds, ...) with no "cost_time(us)" (docs/energy.md).
 // AOE keys entries by the MD5 of the key text; we key by the text itself (readable, exact).
 //
 // Keys that are not AOE operator keys (a library user's, e.g. TuningKey{"matmul/n=256/fp32",
@@ -414,7 +417,9 @@ inline Result<std::string> KnowledgeBank::Slot::text(const detail::BankEntries& 
     boost::json::object knowledge;
     for (const auto& nv : r.configuration) knowledge[nv.name] = detail::value_to_json(nv.value);
     e["knowledge"] = std::move(knowledge);
-    e["cost_time(us)"] = r.value * 1e6;
+    // An entry of an objective other than time (its name ends in Objective::key_suffix, e.g.
+    // "#objective=energy") holds that objective's score in "value", no time.
+    if (k.find("#objective=") == std::string::npos) e["cost_time(us)"] = r.value * 1e6;
     e["value"] = r.value;
     e["provenance"] = detail::provenance_json(r.provenance, tool);
     all.insert_or_assign(k, std::move(e));

@@ -267,6 +267,80 @@ inline void chart_axes(std::string& s, const ChartFrame& f, std::string_view x_l
   return s + "</svg>";
 }
 
+/// A scatter of two-objective points with their front: the front's points (`front`: indices
+/// into `points`, sorted by x) joined by a step line, the other points grey, and the point
+/// `chosen` (x, y) ringed. Zoomed on the front: each axis shows the front's range and the chosen
+/// point, widened by half that range (at least 5 % of the least value) below and one and a half
+/// above; the points outside are not drawn, and the caption says how many.
+[[nodiscard]] inline std::string front_chart(const std::vector<std::pair<double, double>>& points,
+                                             const std::vector<std::size_t>& front,
+                                             std::optional<std::pair<double, double>> chosen,
+                                             std::string_view x_label, std::string_view y_label,
+                                             int width = 300, int height = 190) {
+  std::vector<std::pair<double, double>> window;
+  for (const std::size_t i : front) window.push_back(points.at(i));
+  if (chosen) window.push_back(*chosen);
+  if (window.empty()) return "<p class=\"note\">no data</p>";
+  double x0 = window[0].first, x1 = x0, y0 = window[0].second, y1 = y0;
+  for (const auto& [x, y] : window) {
+    x0 = std::min(x0, x), x1 = std::max(x1, x), y0 = std::min(y0, y), y1 = std::max(y1, y);
+  }
+  const double dx = std::max(x1 - x0, 0.05 * std::abs(x0)),
+               dy = std::max(y1 - y0, 0.05 * std::abs(y0));
+  detail::ChartFrame f{.x0 = std::max(0.0, x0 - 0.5 * dx),
+                       .x1 = x1 + 1.5 * dx,
+                       .y0 = std::max(0.0, y0 - 0.5 * dy),
+                       .y1 = y1 + 1.5 * dy,
+                       .width = width,
+                       .height = height};
+  if (!(f.x1 > f.x0)) f.x1 = f.x0 + 1;
+  if (!(f.y1 > f.y0)) f.y1 = f.y0 + 1;
+  f.pw = width - f.left - f.right;
+  f.ph = height - f.top - f.bottom;
+  const auto inside = [&f](double x, double y) {
+    return x >= f.x0 && x <= f.x1 && y >= f.y0 && y <= f.y1;
+  };
+  std::size_t outside = 0;
+  std::string s = "<svg viewBox=\"0 0 " + std::to_string(width) + " " + std::to_string(height) +
+                  "\" width=\"" + std::to_string(width) + "\" height=\"" + std::to_string(height) +
+                  "\" role=\"img\" class=\"front\">";
+  detail::chart_axes(s, f, x_label, y_label);
+  for (const auto& [x, y] : points) {
+    if (!inside(x, y)) {
+      ++outside;
+      continue;
+    }
+    s += "<circle cx=\"" + num(f.fx(x), 1) + "\" cy=\"" + num(f.fy(y), 1) +
+         "\" r=\"1.8\" fill=\"#9aa5b1\" fill-opacity=\"0.6\"/>";
+  }
+  std::string d;
+  for (std::size_t i = 0; i < front.size(); ++i) {
+    const auto& [x, y] = points.at(front[i]);
+    if (i > 0) d += "H" + num(f.fx(x), 1);
+    d += (i == 0 ? "M" + num(f.fx(x), 1) + " " : "V") + num(f.fy(y), 1);
+  }
+  s += "<path d=\"" + d + "\" fill=\"none\" stroke=\"" + std::string(colour(0)) +
+       "\" stroke-width=\"1.4\"><title>front (" + std::to_string(front.size()) +
+       " points)</title></path>";
+  for (const std::size_t i : front) {
+    const auto& [x, y] = points.at(i);
+    s += "<circle class=\"front-point\" cx=\"" + num(f.fx(x), 1) + "\" cy=\"" + num(f.fy(y), 1) +
+         "\" r=\"3\" fill=\"" + std::string(colour(0)) + "\"><title>" + num(x, 3) + ", " +
+         num(y, 3) + "</title></circle>";
+  }
+  if (chosen) {
+    s += "<circle class=\"chosen\" cx=\"" + num(f.fx(chosen->first), 1) + "\" cy=\"" +
+         num(f.fy(chosen->second), 1) +
+         "\" r=\"6\" fill=\"none\" stroke=\"#D55E00\" "
+         "stroke-width=\"2\"><title>in use: " +
+         num(chosen->first, 3) + ", " + num(chosen->second, 3) + "</title></circle>";
+  }
+  s += "<text class=\"outside\" x=\"" + num(f.left + f.pw - 4, 0) + "\" y=\"" + num(f.top + 11, 0) +
+       "\" font-size=\"10\" text-anchor=\"end\" fill=\"#5b6570\">" + std::to_string(outside) +
+       " of " + std::to_string(points.size()) + " outside the view</text>";
+  return s + "</svg>";
+}
+
 }  // namespace aoe::report::html
 
 #endif  // AOE_REPORT_HTML_HPP

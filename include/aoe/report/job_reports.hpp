@@ -468,20 +468,35 @@ inline std::string opat_convergence_cell(const OpatOperatorReport& rep,
   return cell;
 }
 
+/// The operators searched in this job that a section shows a cell of: the first this many.
+inline constexpr std::size_t searched_cells_shown = 24;
+
+/// The cells `cell(report, index)` of the operators searched in this job, the first
+/// searched_cells_shown in `order`; `searched` counts them all.
+template <class Cell>
+std::string searched_cells(const ModelProfile& profile, const std::vector<std::size_t>& order,
+                           const OpatReportIndex& reports, std::size_t& searched, Cell&& cell) {
+  std::string cells;
+  for (const std::size_t i : order) {
+    const auto* rep = report_of(reports, profile.phases[0].ops[i].name);
+    if (rep == nullptr || rep->evaluations == 0) continue;
+    if (++searched > searched_cells_shown) continue;
+    cells += cell(*rep, i);
+  }
+  return cells;
+}
+
 /// OPAT's convergence section: a cell per operator searched in this job, the first 24 in
 /// `order`.
 inline std::string opat_convergence_html(const ModelProfile& profile,
                                          const std::vector<std::size_t>& order,
                                          const OpatReportIndex& reports) {
-  constexpr std::size_t shown = 24;
+  constexpr std::size_t shown = searched_cells_shown;
   std::size_t searched = 0;
-  std::string cells;
-  for (const std::size_t i : order) {
-    const auto* rep = report_of(reports, profile.phases[0].ops[i].name);
-    if (rep == nullptr || rep->evaluations == 0) continue;
-    if (++searched > shown) continue;
-    cells += opat_convergence_cell(*rep, profile.phases[1].ops[i].knowledge);
-  }
+  const std::string cells = searched_cells(
+      profile, order, reports, searched, [&](const OpatOperatorReport& rep, std::size_t i) {
+        return opat_convergence_cell(rep, profile.phases[1].ops[i].knowledge);
+      });
   std::string b = "<h2>Search convergence and chosen knowledge</h2>";
   if (searched == 0) {
     return b + "<p class=\"note\">No operator was searched in this job (all bank hits).</p>";
@@ -494,6 +509,69 @@ inline std::string opat_convergence_html(const ModelProfile& profile,
                                std::to_string(searched) + " searched"
                          : "") +
          ".</p><div class=\"grid\">" + cells + "</div>";
+}
+
+/// Microjoules of `joules`, for a page ("-" when unknown).
+inline std::string microjoules(const std::optional<double>& joules) {
+  return joules ? html::num(*joules * 1e6) : std::string("-");
+}
+
+/// A searched operator's cell of the energy section: per knowledge kind, its evaluations (us
+/// against uJ), their front and the configuration in use.
+inline std::string opat_front_cell(const OpatOperatorReport& rep) {
+  std::string cell = "<div class=\"cell\" data-front=\"" + html::escape(rep.op_name) + "\"><h3>" +
+                     html::escape(rep.op_name) + "</h3><div class=\"note\">" +
+                     html::escape(rep.op_type) + ": " + html::num(rep.default_us) + " us, " +
+                     microjoules(rep.default_j) + " uJ &rarr; " + html::num(rep.result_us) +
+                     " us, " + microjoules(rep.result_j) + " uJ</div>";
+  for (const auto& k : rep.kinds) {
+    if (k.trials_us_j.empty()) continue;
+    std::vector<std::pair<double, double>> points;
+    points.reserve(k.trials_us_j.size());
+    for (const auto& [us, j] : k.trials_us_j) points.emplace_back(us, j * 1e6);
+    std::optional<std::pair<double, double>> chosen;
+    if (k.after_j) chosen.emplace(k.after_us, *k.after_j * 1e6);
+    cell += "<div class=\"note\">" + std::string(to_string(k.kind)) + ": " +
+            std::to_string(k.front.size()) + " on the front of " + std::to_string(points.size()) +
+            " evaluations</div>";
+    cell += html::front_chart(points, k.front, chosen, "time (us)", "energy (uJ)");
+  }
+  return cell + "</div>";
+}
+
+/// An objective other than plain time (the report's): the model's energy before and after, then
+/// the time against the energy of each operator searched in this job, the first 24 in `order`.
+inline std::string opat_energy_html(const OpatReport& r, const ModelProfile& profile,
+                                    const std::vector<std::size_t>& order,
+                                    const OpatReportIndex& reports) {
+  if (r.objective.plain_time()) return "";
+  const auto before = r.energy_j(true), after = r.energy_j(false);
+  const auto mj = [](const std::optional<double>& j) {
+    return j ? html::num(*j * 1e3, 6) : std::string("-");
+  };
+  std::string b =
+      "<h2 id=\"energy\">Time and energy (objective: " + html::escape(r.objective.label()) +
+      ")</h2><div class=\"cards\">";
+  b += html::card("energy-before-mj", mj(before), "model energy before tuning (mJ)");
+  b += html::card("energy-after-mj", mj(after), "model energy after tuning (mJ)");
+  b += html::card(
+      "energy-improvement",
+      before && after ? html::percent(OpatReport::improvement(*before, *after)) : std::string("-"),
+      "energy improvement");
+  b += "</div>";
+  std::size_t searched = 0;
+  const std::string cells = searched_cells(
+      profile, order, reports, searched,
+      [](const OpatOperatorReport& rep, std::size_t) { return opat_front_cell(rep); });
+  if (searched == 0) return b;
+  return b +
+         "<p class=\"note\">Each operator's evaluations, time against energy (grey; under the "
+         "power cap where there is one), their Pareto front (blue) and the configuration in use "
+         "(ringed), zoomed on the front (each chart says how many evaluations lie outside). The "
+         "model's energy is the sum of its operators', each the runner's: on the simulator its "
+         "energy model (docs/simulator.md#the-energy-model; docs/energy.md).</p>"
+         "<div class=\"grid\">" +
+         cells + "</div>";
 }
 
 }  // namespace detail
@@ -513,6 +591,7 @@ inline std::string opat_convergence_html(const ModelProfile& profile,
   b += detail::opat_failed_html(r);
   // Convergence and knowledge of the operators searched in this job.
   b += detail::opat_convergence_html(profile, order, reports);
+  b += detail::opat_energy_html(r, profile, order, reports);
   b += detail::opat_timing_note(profile);
   return html::page("OPAT report: " + r.tuning_name, b);
 }

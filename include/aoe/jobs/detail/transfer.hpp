@@ -290,6 +290,12 @@ class TransferHints {
   /// Reads the custom bank's records of `kinds` for every SoC it holds (this job's `scope`
   /// and, as weaker hints, the others): the bank as it stands when the job starts. A file of
   /// another SoC that cannot be read gives no hints (it is that SoC's, not this job's).
+  /// Whether a bank entry is one of an objective other than plain time (its name ends in
+  /// Objective::key_suffix): its operator text is not an operator's, and it is left out.
+  [[nodiscard]] static bool objective_entry(std::string_view text) {
+    return text.find("#objective=") != std::string_view::npos;
+  }
+
   [[nodiscard]] static Result<TransferHints> from_bank(const KnowledgeBank& bank,
                                                        const BankScope& scope,
                                                        std::span<const KnowledgeKind> kinds) {
@@ -298,6 +304,7 @@ class TransferHints {
       auto own = bank.entries(scope, kind);
       if (!own) return own.error();
       for (const auto& [text, r] : *own) {
+        if (objective_entry(text)) continue;
         hints.add(kind, text, r.configuration, true);
         hints.records_.push_back({kind, text, scope, r.configuration});
       }
@@ -335,6 +342,7 @@ class TransferHints {
         auto theirs = bank.entries(s, kind);
         if (!theirs) continue;
         for (const auto& [text, r] : *theirs) {
+          if (objective_entry(text)) continue;
           hints.add(kind, text, r.configuration, false);
           hints.records_.push_back({kind, text, s, r.configuration});
         }

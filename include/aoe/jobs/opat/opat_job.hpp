@@ -97,6 +97,7 @@ struct OpatStepRequest {
   /// Not empty: no tuning, the step measures these configurations (in order) and hands them
   /// back as its history (what the bank holds when a repeated key is accounted).
   std::vector<Configuration> measure_only;
+  Objective objective{};  ///< what the search minimises (OpatOptions::objective)
 };
 
 /// Options of an OPAT job. Aggregate: `aoe::OpatOptions{.search = "bayesian"}`.
@@ -123,6 +124,11 @@ struct OpatOptions {
   std::vector<std::string> tune_ops_names{};
   std::vector<std::string> tune_ops_types{};
   std::optional<std::filesystem::path> tuned_model = std::nullopt;  ///< --output
+  /// --objective (docs/energy.md#operator-tuning-for-energy-aoe---objective): what each operator's
+  /// search minimises and what the job compares, and settles, by. Another objective than plain time
+  /// keys the bank apart (Objective::key_suffix: a time bank is never read or written by it)
+  /// and needs a backend whose measurements carry energy (the simulator's).
+  Objective objective{};
   /// The work directory, whether an unsatisfied operator (nothing faster than its default
   /// found) is recorded, the stop flag, the progress callback and where the steps run.
   JobRun<OpatEvent, OpatStepRequest, StepOutcome> run{};
@@ -148,6 +154,35 @@ inline std::vector<double> best_so_far_us(const std::vector<Trial>& history) {
   return out;
 }
 
+/// What a valid measurement scores under the job's objective (smaller is better): its seconds
+/// for plain time; otherwise objective_score, and infinity over the power cap or without energy.
+[[nodiscard]] inline double opat_score(const Measurement& m, const Objective& o) {
+  if (o.plain_time()) return m.value;
+  if (!m.ok() || !under_cap(m, o)) return std::numeric_limits<double>::infinity();
+  return objective_score(m, o).value_or(std::numeric_limits<double>::infinity());
+}
+
+/// The joules of a measurement, where it has them.
+[[nodiscard]] inline std::optional<double> joules_of(const Measurement& m) {
+  if (!m.energy) return std::nullopt;
+  return m.energy->joules;
+}
+
+/// An objective other than plain time: the search's valid trials under the cap, (us, J), into
+/// `perf`, and their time-energy front.
+inline void opat_trials_front(const std::vector<Trial>& history, const Objective& o,
+                              KindPerformance& perf) {
+  if (o.plain_time()) return;
+  std::vector<FrontPoint> front;
+  for (const auto& t : history) {
+    if (!t.measurement.ok() || !t.measurement.energy || !under_cap(t.measurement, o)) continue;
+    const FrontPoint p{t.measurement.value, t.measurement.energy->joules, perf.trials_us_j.size()};
+    perf.trials_us_j.emplace_back(p.seconds * 1e6, p.joules);
+    add_to_front(front, p);
+  }
+  for (const auto& p : front) perf.front.push_back(p.index);
+}
+
 inline bool selected(const OperatorDesc& op, const std::vector<std::string>& names,
                      const std::vector<std::string>& types) {
   if (names.empty() && types.empty()) return true;
@@ -171,6 +206,10 @@ struct KindChoice {
   std::vector<NamedValue> use;
   std::vector<NamedValue> def;
   double after_us = 0;
+  /// What the choice scores under the job's objective (opat_score, in us for plain time: then
+  /// `after_us`), and its joules where known.
+  double after_score = 0;
+  std::optional<double> after_j{};
   [[nodiscard]] bool changed() const { return use != def; }
 };
 
@@ -188,33 +227,18 @@ inline std::string kind_names(const std::vector<KindChoice>& choices,
   return s;
 }
 
-/// The operator's time after the job, from measurements only. One kind changed: its
-/// measurement. Several: the combined choice is measured once (the kinds interact, so the
-/// product of their ratios is no measurement), and so is the fastest kind's choice alone, on the
-/// same runner (the search's time of that kind is the best of many measurements, biased low
-/// against one fresh one); when that kind alone is faster than the combination, or the device
-/// cannot run them together, that kind is kept and the others go back to their defaults.
-/// `rep.note` says which.
+/// The measure of the several changed kinds `choices` of `op` together on one runner (when the
+/// device can): the combination into `combined`, the `best` kind's choice alone (the others at
+/// their defaults) into `alone`; `why` says what failed.
 template <class Backend>
-[[nodiscard]] double settle_operator(const Backend& backend, const OperatorDesc& op,
-                                     std::vector<KindChoice>& choices, OpatOperatorReport& rep) {
-  std::vector<std::size_t> changed;
-  for (std::size_t i = 0; i < choices.size(); ++i) {
-    if (choices[i].changed()) changed.push_back(i);
-  }
-  if (changed.empty()) return rep.default_us;
-  std::size_t best = changed.front();
-  for (const std::size_t i : changed) {
-    if (choices[i].after_us < choices[best].after_us) best = i;
-  }
-  double single = choices[best].after_us;
-  if (changed.size() == 1) return single;
-  std::optional<double> combined;
-  std::string why = "the device cannot measure the kinds together";
+void measure_together(const Backend& backend, const OperatorDesc& op,
+                      const std::vector<KindChoice>& choices, std::size_t best,
+                      std::optional<Measurement>& combined, std::optional<Measurement>& alone,
+                      std::string& why) {
   if constexpr (combined_backend<Backend>) {
     std::vector<KnowledgeKind> kinds;
     std::vector<NamedValue> values;
-    std::vector<NamedValue> alone_values;  // the fastest kind's choice, the others at default
+    std::vector<NamedValue> alone_values;  // the best kind's choice, the others at default
     for (std::size_t i = 0; i < choices.size(); ++i) {
       kinds.push_back(choices[i].kind);
       values.insert(values.end(), choices[i].use.begin(), choices[i].use.end());
@@ -226,15 +250,54 @@ template <class Backend>
       why = runner.error().message;
     } else if (const auto cfg = runner->space().find(values); !cfg) {
       why = "the kinds' choices are not one configuration of the combined space";
-    } else if (const Measurement m = runner->evaluate(*cfg); !m.ok()) {
+    } else if (Measurement m = runner->evaluate(*cfg); !m.ok()) {
       why = "the combination fails on the device: " + m.message;
     } else {
-      combined = m.value * 1e6;
+      combined = std::move(m);
       // Measured the same way as the combination, when the device can.
-      if (const auto alone = runner->space().find(alone_values)) {
-        if (const Measurement a = runner->evaluate(*alone); a.ok()) single = a.value * 1e6;
+      if (const auto a = runner->space().find(alone_values)) {
+        if (Measurement am = runner->evaluate(*a); am.ok()) alone = std::move(am);
       }
     }
+  }
+}
+
+/// The operator's time after the job, from measurements only. One kind changed: its
+/// measurement. Several: the combined choice is measured once (the kinds interact, so the
+/// product of their ratios is no measurement), and so is the best kind's choice alone, on the
+/// same runner (the search's time of that kind is the best of many measurements, biased low
+/// against one fresh one); when that kind alone is better than the combination, or the device
+/// cannot run them together, that kind is kept and the others go back to their defaults.
+/// `rep.note` says which. "Better" and "best" are by `objective` (opat_score; the time for plain
+/// time); `rep.result_j` gets the settled operator's joules where they are known.
+template <class Backend>
+[[nodiscard]] double settle_operator(const Backend& backend, const OperatorDesc& op,
+                                     std::vector<KindChoice>& choices, OpatOperatorReport& rep,
+                                     const Objective& objective = {}) {
+  std::vector<std::size_t> changed;
+  for (std::size_t i = 0; i < choices.size(); ++i) {
+    if (choices[i].changed()) changed.push_back(i);
+  }
+  rep.result_j = rep.default_j;
+  if (changed.empty()) return rep.default_us;
+  std::size_t best = changed.front();
+  for (const std::size_t i : changed) {
+    if (choices[i].after_score < choices[best].after_score) best = i;
+  }
+  double single = choices[best].after_us;
+  double single_score = choices[best].after_score;
+  rep.result_j = choices[best].after_j;
+  if (changed.size() == 1) return single;
+  const auto score = [&](const Measurement& m) {
+    return objective.plain_time() ? m.value * 1e6 : opat_score(m, objective);
+  };
+  std::optional<Measurement> combined, alone_m;
+  std::string why = "the device cannot measure the kinds together";
+  measure_together(backend, op, choices, best, combined, alone_m, why);
+  if (alone_m) {
+    single = alone_m->value * 1e6;
+    single_score = score(*alone_m);
+    rep.result_j = joules_of(*alone_m);
   }
   const auto us = [](double v) {
     std::array<char, 32> b{};
@@ -243,15 +306,17 @@ template <class Backend>
   };
   const std::string together = kind_names(choices, changed);
   const std::string alone = std::string(to_string(choices[best].kind));
-  if (combined && *combined <= single) {
-    rep.note = together + " measured together: " + us(*combined);
-    return *combined;
+  const std::string worse = objective.plain_time() ? "slower" : "worse by " + objective.label();
+  if (combined && score(*combined) <= single_score) {
+    rep.note = together + " measured together: " + us(combined->value * 1e6);
+    rep.result_j = joules_of(*combined);
+    return combined->value * 1e6;
   }
   for (const std::size_t i : changed) {
     if (i != best) choices[i].use = choices[i].def;
   }
-  rep.note = (combined ? together + " measured together: " + us(*combined) + ", slower than " +
-                             alone + " alone"
+  rep.note = (combined ? together + " measured together: " + us(combined->value * 1e6) + ", " +
+                             worse + " than " + alone + " alone"
                        : together + " not measured together (" + why + ")") +
              "; kept " + alone + " only (" + us(single) + ")";
   return single;
@@ -458,6 +523,15 @@ struct OpatPipeline {
   }
 };
 
+/// The bank key of `op`'s `kind` in the job: make_bank_key's, with the objective's suffix
+/// (Objective::key_suffix: none for plain time), as aoe::Tuner keys a repository.
+[[nodiscard]] inline TuningKey opat_bank_key(const OperatorDesc& op, KnowledgeKind kind,
+                                             const OpatOptions& options) {
+  TuningKey key = make_bank_key(op, kind, options.scope, options.impl_mode);
+  key.problem += options.objective.key_suffix();
+  return key;
+}
+
 /// The request of one kind's step: it measures the default and the stored configuration, then
 /// (unless a hit) searches from them and the winners of similar operators; a learned model sees
 /// the trials of the tasks accounted before the plan (job_skeleton.hpp) and the bank.
@@ -475,6 +549,7 @@ template <class Runner>
   q.tune = k.action == OpatKindPlan<Runner>::Action::tune;
   if (!q.tune) return q;  // later: the measurements only
   q.search = options.search;
+  q.objective = options.objective;
   q.budget = options.budget;
   q.batch_size = options.batch_size;
   q.seed = derive_seed(options.seed, fnv1a(k.key.problem));
@@ -516,8 +591,8 @@ template <class Backend>
     const Space& space = runners[i].space();
     if (space.dimensions() == 0) continue;  // nothing of this kind to tune
     Configuration def = runners[i].default_configuration();
-    Plan k{job.kinds[i], make_bank_key(op, job.kinds[i], options.scope, options.impl_mode),
-           std::move(runners[i]), Measured{std::move(def), {}}};
+    Plan k{job.kinds[i], opat_bank_key(op, job.kinds[i], options), std::move(runners[i]),
+           Measured{std::move(def), {}}};
     auto stored = opat_stored_configuration(bank, k.key, k.runner.space(), job.timing);
     if (!stored) return stored.error();
     k.stored_configuration = std::move(stored->found);
@@ -571,7 +646,10 @@ void opat_read_replies(OpatOperatorPlan<Runner>& plan,
       plan.rep.error = "the default policy fails on the device: " + m.front().message;
       break;
     }
-    if (&k == &plan.kinds.front()) plan.rep.default_us = m.front().value * 1e6;
+    if (&k == &plan.kinds.front()) {
+      plan.rep.default_us = m.front().value * 1e6;
+      plan.rep.default_j = joules_of(m.front());
+    }
     k.def.measurement = m.front();
     if (k.stored_configuration && m[1].ok()) k.stored = Measured{*k.stored_configuration, m[1]};
     if (k.action == Action::later) {
@@ -643,9 +721,20 @@ struct OpatKindResult {
   KindPerformance perf;
   Configuration from;
   std::optional<Configuration> better;
-  double better_value = 0;
+  double better_value = 0;           ///< its score under the job's objective (its seconds for time)
+  Measurement better_measurement{};  ///< an objective other than plain time: its measurement
+  double from_score = 0;             ///< `from`'s score under the job's objective
   bool tuned = false;
 };
+
+/// The measurement of `cfg` in a step's history (the first valid one).
+[[nodiscard]] inline Measurement measurement_in(const std::vector<Trial>& history,
+                                                const Configuration& cfg) {
+  for (const auto& t : history) {
+    if (t.measurement.ok() && t.configuration == cfg) return t.measurement;
+  }
+  return {};
+}
 
 /// What a kind's plan and step say, read in task order: a hit, the outcome of the same key
 /// earlier in the job, or the step's trials (added to what later waves learn).
@@ -657,7 +746,10 @@ template <class Runner>
   const double def_us = k.def.measurement.value * 1e6;
   OpatKindResult out;
   out.perf = {k.kind, def_us, def_us, OpatOutcome::unsatisfied, {}};
+  if (!options.objective.plain_time())
+    out.perf.before_j = out.perf.after_j = joules_of(k.def.measurement);
   out.from = k.def.configuration;
+  out.from_score = opat_score(k.def.measurement, options.objective);
   std::optional<Measured> stored = k.stored;
   if (k.action == Action::later) {
     // The bank as the earlier task left it
@@ -673,7 +765,12 @@ template <class Runner>
   }
   if (k.action != Action::tune) {
     out.perf = {k.kind, def_us, stored->measurement.value * 1e6, OpatOutcome::hit};
+    if (!options.objective.plain_time()) {
+      out.perf.before_j = joules_of(k.def.measurement);
+      out.perf.after_j = joules_of(stored->measurement);
+    }
     out.from = stored->configuration;
+    out.from_score = opat_score(stored->measurement, options.objective);
     return out;
   }
   out.tuned = true;
@@ -688,9 +785,21 @@ template <class Runner>
   const Measured& from = stored ? *stored : k.def;
   out.perf.before_us = out.perf.after_us = from.measurement.value * 1e6;
   out.from = from.configuration;
-  if (step->found() && step->best_value < from.measurement.value) {
+  const Objective& o = options.objective;
+  out.from_score = opat_score(from.measurement, o);
+  if (!o.plain_time()) {
+    out.perf.before_j = out.perf.after_j = joules_of(from.measurement);
+    opat_trials_front(step->history, o, out.perf);
+  }
+  // Pareto: the rule's pick among everything measured (`from` included) is in use, whatever
+  // its score against `from`'s; the other objectives: a better score.
+  const bool better = o.kind == ObjectiveKind::pareto
+                          ? step->found() && *step->best_configuration != from.configuration
+                          : step->found() && step->best_value < out.from_score;
+  if (better) {
     out.better = step->best_configuration;
     out.better_value = step->best_value;
+    if (!o.plain_time()) out.better_measurement = measurement_in(step->history, *out.better);
   }
   return out;
 }
@@ -710,20 +819,28 @@ template <class Runner>
                              Provenance{std::move(how), evaluations, utc_timestamp(), job.timing}},
                       k.stale || k.hint);
   };
+  const double default_score = opat_score(k.def.measurement, options.objective);
   auto acc = account(
-      k.stored.has_value(), false, r.better.has_value() && used, options.run.record_unsatisfied,
+      k.stored.has_value(), false, r.better.has_value() && used,
+      options.run.record_unsatisfied && std::isfinite(default_score),
       [&] { return record(*r.better, r.better_value, policy); },
-      [&] { return record(k.def.configuration, k.def.measurement.value, "default"); });
+      [&] { return record(k.def.configuration, default_score, "default"); });
   if (!acc) return acc.error();
   r.perf.outcome = acc->outcome;
   if (k.hint && k.stored && !acc->use_found) {
     // The hint kept: its configuration stays, with the time measured now in place of the one
     // it was stored with ("remeasured").
-    auto kept = record(k.stored->configuration, k.stored->measurement.value, "remeasured");
+    auto kept = record(k.stored->configuration,
+                       opat_score(k.stored->measurement, options.objective), "remeasured");
     if (!kept) return kept.error();
   }
   if (acc->use_found) {
-    r.perf.after_us = r.better_value * 1e6;
+    if (options.objective.plain_time()) {
+      r.perf.after_us = r.better_value * 1e6;
+    } else {
+      r.perf.after_us = r.better_measurement.value * 1e6;
+      r.perf.after_j = joules_of(r.better_measurement);
+    }
     job.hints.add(k.kind, operator_key_text(op, options.impl_mode), space.named_values(*r.better),
                   true);
   } else if (!k.stored && !options.run.record_unsatisfied) {
@@ -771,11 +888,19 @@ template <class Backend, class Runner>
   for (std::size_t i = 0; i < results.size() && rep.error.empty(); ++i) {
     const Space& space = plan.kinds[i].runner.space();
     const auto& r = results[i];
-    choices.push_back({r.perf.kind, space.named_values(r.better ? *r.better : r.from),
-                       space.named_values(plan.kinds[i].def.configuration),
-                       r.better ? r.better_value * 1e6 : r.perf.after_us});
+    KindChoice c{r.perf.kind, space.named_values(r.better ? *r.better : r.from),
+                 space.named_values(plan.kinds[i].def.configuration),
+                 r.better ? r.better_value * 1e6 : r.perf.after_us};
+    c.after_score = c.after_us;
+    if (!options.objective.plain_time()) {
+      c.after_us = r.better ? r.better_measurement.value * 1e6 : r.perf.after_us;
+      c.after_score = r.better ? r.better_value : r.from_score;
+      c.after_j = r.better ? joules_of(r.better_measurement) : r.perf.after_j;
+    }
+    choices.push_back(std::move(c));
   }
-  if (rep.error.empty()) rep.result_us = settle_operator(backend, f.op, choices, rep);
+  if (rep.error.empty())
+    rep.result_us = settle_operator(backend, f.op, choices, rep, options.objective);
   for (std::size_t i = 0; i < results.size() && rep.error.empty(); ++i) {
     auto& r = results[i];
     if (r.tuned) {
@@ -870,7 +995,7 @@ template <class Backend>
       detail::KnownMeasure<ParallelMeasure<Runner>>(
           ParallelMeasure<Runner>(*runner, request.parallel), std::move(known)),
       stored_runs ? request.seed_stored : request.seed,
-      StepLimits{request.budget, request.batch_size, stop}));
+      StepLimits{request.budget, request.batch_size, stop}, request.objective));
   tuned.measured_first = std::move(out.measured_first);
   return tuned;
 }
@@ -908,6 +1033,7 @@ class OpatSchedule {
     if (!state) return state.error();
     state->timing = backend_timing(backend_);
     out.report.timing = state->timing;
+    out.report.objective = options_.objective;
     job_ = std::move(*state);
     fused_ = fuse(graph_);
     tasks_ = opat_tasks(fused_, options_);
