@@ -24,12 +24,13 @@ def charged_seconds(entry):
     """The device seconds an evaluation of a recorded configuration costs, as aoe-bench's
     replay charges it (docs/research.md, "Time charged"): compile + verification + benchmark
     time, the benchmark time being the recorded benchmark_time, else the sum of the recorded
-    runs, else time x 7 (Kernel Tuner's default iterations)."""
+    runs (when there are any: an empty `times` is no runs recorded, not runs that took no
+    time), else time x 7 (Kernel Tuner's default iterations)."""
     def number(x):
         return float(x) if isinstance(x, (int, float)) else 0.0
     if isinstance(entry.get("benchmark_time"), (int, float)):
         bench = entry["benchmark_time"]
-    elif isinstance(entry.get("times"), list):
+    elif isinstance(entry.get("times"), list) and entry["times"]:
         bench = sum(number(t) for t in entry["times"])
     else:
         bench = number(entry.get("time")) * 7

@@ -762,6 +762,19 @@ TEST_CASE("aoe-bench record --device simulator: an operator's space with both ob
   const std::string text = aoe::test::read_text(out);
   CHECK(text.find("\"energy_kind\":\"simulated\"") != std::string::npos);
   CHECK(text.find("\"kernel_name\":\"res2a_branch2c@Ascend310P3\"") != std::string::npos);
+  // Each configuration is charged what the simulator charges: its one simulated run, as
+  // `benchmark_time` (ms), so that a replay (ours, Kernel Tuner's) charges more than nothing.
+  const auto cache = boost::json::parse(text).as_object().at("cache").as_object();
+  std::size_t timed = 0;
+  for (const auto& [key, entry] : cache) {
+    const auto& e = entry.as_object();
+    REQUIRE_MESSAGE(e.contains("benchmark_time"), std::string(key));
+    if (!e.at("time").is_double()) continue;
+    ++timed;
+    CHECK(e.at("benchmark_time").as_double() == doctest::Approx(e.at("time").as_double()));
+    CHECK(e.at("benchmark_time").as_double() > 0);
+  }
+  CHECK(timed > 0);
   auto problem = aoe::experiment::load_problem(out);
   REQUIRE_MESSAGE(problem.has_value(), (problem ? "" : problem.error().what()));
   CHECK(problem->front.size() > 1);
