@@ -11,6 +11,7 @@
 #include "aoe/measure/cuda/driver_api.hpp"
 #include "aoe/measure/cuda/driver_library.hpp"
 #include "aoe/measure/cuda/gemm.hpp"
+#include "aoe/measure/cuda/gpu_settings.hpp"
 #include "aoe/measure/cuda/kernel.hpp"
 #include "aoe/measure/cuda/known_devices.hpp"
 #include "aoe/measure/cuda/nvml.hpp"

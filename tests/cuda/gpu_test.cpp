@@ -4,6 +4,7 @@
 #include "support/skip.hpp"
 #include <aoe/measure/cuda/cuda_runner.hpp>
 #include <aoe/measure/cuda/gemm.hpp>
+#include <aoe/measure/cuda/gpu_settings.hpp>
 #include <aoe/space/parameter.hpp>
 #include <aoe/space/space.hpp>
 
@@ -151,6 +152,36 @@ TEST_CASE("gpu: with energy on, a measurement carries NVML's energy per run and 
             << ": " << m[i].value * 1e6 << " us, " << m[i].energy->joules * 1e3 << " mJ, "
             << m[i].energy->watts << " W");
   }
+}
+
+TEST_CASE("gpu: NVML's setters open and read the power limit, and nothing is set" *
+          doctest::test_suite("gpu")) {
+  // A shared GPU must be left as it was found: this case only opens the setters (read-only
+  // queries: the limit and its range) and checks that a space with a power-limit parameter is
+  // refused without the opt-in. It never applies a setting.
+  const auto info = gpu_or_skip();
+  if (!info) return;
+  const auto api = aoe::cuda::real_nvml_control();
+  if (!api) {
+    aoe::test::skip("NVML's setters are not available: " + api.error().message);
+    return;
+  }
+  auto settings = aoe::cuda::GpuSettings::open(**api, info->pci_bus_id);
+  REQUIRE_MESSAGE(settings.has_value(), (settings ? std::string() : settings.error().message));
+  CHECK(settings->min_power_limit_w() > 0);
+  CHECK(settings->min_power_limit_w() <= settings->original_power_limit_w());
+  CHECK(settings->original_power_limit_w() <= settings->max_power_limit_w());
+  MESSAGE("power limit " << settings->original_power_limit_w() << " W, accepted "
+                         << settings->min_power_limit_w() << " to " << settings->max_power_limit_w()
+                         << " W");
+  CHECK(settings->restore().empty());  // nothing was changed, nothing is done
+  const auto problem = aoe::cuda::gemm_problem(1024, 1024, 1024);
+  auto runner = aoe::CudaRunner::open(aoe::cuda::gemm_kernel(problem), {.repetitions = 1});
+  REQUIRE(runner.has_value());
+  const aoe::Space space({aoe::values("nvml_pwr_limit", {settings->min_power_limit_w()})});
+  const auto m = runner->measure(aoe::SpaceView(space), std::vector<aoe::Configuration>{{0}});
+  CHECK(m[0].status == aoe::Status::runtime);
+  CHECK(m[0].message.find("CudaOptions::gpu_settings is off") != std::string::npos);
 }
 
 }  // namespace cuda_gpu_test

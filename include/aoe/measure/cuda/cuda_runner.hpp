@@ -10,6 +10,7 @@
 #include "aoe/measure/cuda/device.hpp"
 #include "aoe/measure/cuda/driver_api.hpp"
 #include "aoe/measure/cuda/driver_library.hpp"
+#include "aoe/measure/cuda/gpu_settings.hpp"
 #include "aoe/measure/cuda/kernel.hpp"
 #include "aoe/measure/cuda/nvml.hpp"
 #include "aoe/measure/cuda/nvrtc_compiler.hpp"
@@ -73,6 +74,12 @@ struct CudaOptions {
   /// in steps of tens of milliseconds, so untimed runs fill `energy_window` per configuration.
   bool energy = false;
   double energy_window = 0.2;  ///< seconds the counter spans per configuration, at least
+  /// Let the space's clock and power-limit parameters (`nvml_gr_clock` and `nvml_mem_clock` in
+  /// MHz, locked; `nvml_pwr_limit` in W: cuda/gpu_settings.hpp) set the GPU through NVML before
+  /// each configuration's runs, and put back what was found when the runner is destroyed. Off
+  /// by default, and then a space with such a parameter is refused (each configuration fails
+  /// saying so): a shared GPU is left as it was found. Setting needs root. docs/cuda.md.
+  bool gpu_settings = false;
 };
 
 namespace cuda {
@@ -132,13 +139,17 @@ class Runner<device::Cuda> {
     return open_with(**api, std::move(kernel), std::move(options), selection);
   }
 
-  /// As `open`, on the driver entry points `api` (a test double; it must outlive the runner).
-  [[nodiscard]] static Result<Runner> open_with(const cuda::DriverApi& api, cuda::Kernel kernel,
-                                                CudaOptions options = {},
-                                                const cuda::DeviceSelection& selection = {}) {
+  /// As `open`, on the driver entry points `api` (a test double; it must outlive the runner),
+  /// and with CudaOptions::gpu_settings on the NVML setters `nvml_control` (a test double; null:
+  /// the installed NVML's, loaded only when a space has a clock or power-limit parameter).
+  [[nodiscard]] static Result<Runner> open_with(
+      const cuda::DriverApi& api, cuda::Kernel kernel, CudaOptions options = {},
+      const cuda::DeviceSelection& selection = {},
+      const cuda::NvmlControlApi* nvml_control = nullptr) {
     auto info = cuda::find_device(api, selection);
     if (!info) return info.error();
     Runner r(api, std::move(kernel), std::move(options), std::move(*info));
+    r.state_->control_api = nvml_control;
     if (auto err = r.initialise()) return *err;
     return r;
   }
@@ -157,11 +168,15 @@ class Runner<device::Cuda> {
   [[nodiscard]] std::vector<Measurement> measure(SpaceView view,
                                                  std::span<const Configuration> batch) {
     const Space& space = view.space();
-    (void)state_->api->ctx_set_current(state_->context);  // this thread measures
-    const auto compiles = start_compiles(space, batch);
     std::vector<Measurement> out;
     out.reserve(batch.size());
     timings_.assign(batch.size(), {});
+    if (auto refused = gpu_settings_refusal(space)) {
+      out.assign(batch.size(), Measurement::failure(Status::runtime, *refused));
+      return out;
+    }
+    (void)state_->api->ctx_set_current(state_->context);  // this thread measures
+    const auto compiles = start_compiles(space, batch);
     for (std::size_t i = 0; i < batch.size(); ++i) {
       out.push_back(measure_one(space, batch[i], compiles.slots[i], timings_[i]));
     }
@@ -186,6 +201,11 @@ class Runner<device::Cuda> {
   [[nodiscard]] bool has_gpu_state() const noexcept { return state_->nvml.available(); }
   /// The device's state now (unknown values without NVML).
   [[nodiscard]] cuda::GpuState gpu_state() const { return state_->nvml.read(); }
+  /// With CudaOptions::gpu_settings, once a space with a clock or power-limit parameter was
+  /// measured: the GPU's settings in force and what will be put back; else null.
+  [[nodiscard]] const cuda::GpuSettings* gpu_settings() const noexcept {
+    return state_->settings ? &*state_->settings : nullptr;
+  }
 
  private:
   using Clock = std::chrono::steady_clock;
@@ -209,6 +229,8 @@ class Runner<device::Cuda> {
     Compiles compiled;  // compiled images by key: they outlive a context
     std::size_t contexts = 0;
     cuda::Nvml nvml;
+    const cuda::NvmlControlApi* control_api = nullptr;  // null: the installed NVML's setters
+    std::optional<cuda::GpuSettings> settings;          // opened by the first space that asks
 
     State(const cuda::DriverApi& a, std::size_t cache, const std::string& bus)
         : api(&a), compiled(cache), nvml(bus) {}
@@ -322,6 +344,41 @@ class Runner<device::Cuda> {
         s.flush = 0;
         return fail("allocating the L2 flush buffer", r);
       }
+    }
+    return std::nullopt;
+  }
+
+  // Why the configurations of `space` cannot be measured, when it has a parameter that sets the
+  // GPU: the opt-in is off, or NVML's setters cannot be opened (then each batch tries again).
+  std::optional<std::string> gpu_settings_refusal(const Space& space) {
+    const auto parameter = cuda::gpu_setting_parameter(space);
+    if (!parameter || state_->settings) return std::nullopt;
+    if (!options_.gpu_settings) {
+      return "parameter '" + *parameter +
+             "' sets the GPU's clocks or power limit, and CudaOptions::gpu_settings is off: a "
+             "shared GPU is left as it was found (opt in only on a GPU that is yours to change; "
+             "docs/cuda.md, \"Clocks and power limits\")";
+    }
+    const cuda::NvmlControlApi* api = state_->control_api;
+    if (api == nullptr) {
+      auto real = cuda::real_nvml_control();
+      if (!real) return "parameter '" + *parameter + "': " + real.error().message;
+      api = *real;
+    }
+    auto opened = cuda::GpuSettings::open(*api, info_.pci_bus_id);
+    if (!opened) return "parameter '" + *parameter + "': " + opened.error().message;
+    state_->settings.emplace(std::move(*opened));
+    return std::nullopt;
+  }
+
+  // Sets what configuration `c` asks of the GPU (CudaOptions::gpu_settings); a value NVML
+  // refuses fails the configuration, as a launch the device refuses does.
+  std::optional<Measurement> apply_gpu_settings(const Space& space, const Configuration& c) {
+    if (!state_->settings) return std::nullopt;
+    const auto request = cuda::gpu_settings_of(space, c);
+    if (!request) return Measurement::failure(Status::runtime, request.error().message);
+    if (auto err = state_->settings->apply(*request)) {
+      return Measurement::failure(Status::runtime, *err);
     }
     return std::nullopt;
   }
@@ -575,6 +632,7 @@ class Runner<device::Cuda> {
       Launch launch;
       if (auto m = function(key, compiled, launch.function)) return fail(std::move(*m));
       if (auto m = prepare(launch, params, timing)) return fail(std::move(*m));
+      if (auto m = apply_gpu_settings(space, c)) return fail(std::move(*m));
       const auto verify_begin = Clock::now();
       if (const CUresult r = upload(); r != CUDA_SUCCESS) {
         return fail(

@@ -5,6 +5,7 @@
 #ifndef AOE_MEASURE_CUDA_KERNEL_HPP
 #define AOE_MEASURE_CUDA_KERNEL_HPP
 
+#include "aoe/measure/cuda/gpu_settings.hpp"
 #include "aoe/measure/kernel/argument.hpp"
 #include "aoe/measure/kernel/check.hpp"
 #include "aoe/measure/kernel/params.hpp"
@@ -35,7 +36,9 @@ using kernel::read_source;  // a kernel source file's contents
 ///   - named in `template_arguments`: as a template argument of the kernel, in that order
 ///     (`gemm<64, 4, true>`; a flag as `true`/`false`, an enumeration by its label). The runner
 ///     asks NVRTC for that instance (a name expression) and launches it by its lowered name;
-///   - otherwise: as a macro, `-DNAME=VALUE`, as Kernel Tuner passes its tunable parameters.
+///   - otherwise: as a macro, `-DNAME=VALUE`, as Kernel Tuner passes its tunable parameters;
+///     except the parameters that set the GPU (`nvml_gr_clock`, `nvml_mem_clock`,
+///     `nvml_pwr_limit`: gpu_settings.hpp), which reach NVML, never the compiler.
 /// A `template_arguments` entry that is no parameter's name is copied as it is (`float`).
 /// Aggregate:
 /// ```
@@ -90,7 +93,8 @@ struct Kernel {
 }
 
 /// The NVRTC options of a configuration (without the architecture): the fixed defines, every
-/// parameter not used as a template argument as `-DNAME=VALUE`, then `compiler_options`.
+/// parameter not used as a template argument and not setting the GPU as `-DNAME=VALUE`, then
+/// `compiler_options`. Configurations that differ only in GPU settings share one compile.
 [[nodiscard]] inline std::vector<std::string> compile_options(const Kernel& kernel,
                                                               const Space& space,
                                                               const Configuration& c) {
@@ -99,7 +103,8 @@ struct Kernel {
   for (std::size_t d = 0; d < space.dimensions(); ++d) {
     const auto& parameter = space.parameter(d);
     if (std::find(kernel.template_arguments.begin(), kernel.template_arguments.end(),
-                  parameter.name()) != kernel.template_arguments.end()) {
+                  parameter.name()) != kernel.template_arguments.end() ||
+        is_gpu_setting(parameter.name())) {
       continue;
     }
     out.push_back("-D" + parameter.name() + "=" + cpp_value(parameter, c[d]));
