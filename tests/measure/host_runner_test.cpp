@@ -1,3 +1,4 @@
+#include "support/fake_powercap.hpp"
 #include <aoe/measure/host_runner.hpp>
 #include <aoe/search/grid_search.hpp>
 #include <aoe/space/typed_space.hpp>
@@ -121,36 +122,7 @@ TEST_CASE("the host runner takes a raw aoe::Configuration too, and tunes in a Tu
 
 namespace host_energy {
 
-/// A powercap tree in a temporary directory: two packages, a sub-domain and a platform domain
-/// (not added), each counter a file the kernel below advances as a CPU's would.
-struct FakePowercap {
-  std::filesystem::path root;
-  std::uint64_t range = 1000000;
-  explicit FakePowercap(const std::string& name, std::uint64_t start = 0) {
-    root = std::filesystem::temp_directory_path() / ("aoe_rapl_" + name);
-    std::filesystem::remove_all(root);
-    domain("intel-rapl:0", "package-0", start);
-    domain("intel-rapl:1", "package-1", start);
-    domain("intel-rapl:0:0", "core", start);
-    domain("intel-rapl:2", "psys", start);
-  }
-  ~FakePowercap() { std::filesystem::remove_all(root); }
-  FakePowercap(const FakePowercap&) = delete;
-  FakePowercap& operator=(const FakePowercap&) = delete;
-
-  void domain(const std::string& dir, const std::string& name, std::uint64_t start) {
-    std::filesystem::create_directories(root / dir);
-    std::ofstream(root / dir / "name") << name << "\n";
-    std::ofstream(root / dir / "max_energy_range_uj") << range << "\n";
-    std::ofstream(root / dir / "energy_uj") << start << "\n";
-  }
-  /// Adds microjoules to a domain's counter, wrapping at its range.
-  void add(const std::string& dir, std::uint64_t uj) const {
-    std::uint64_t now = 0;
-    std::ifstream(root / dir / "energy_uj") >> now;
-    std::ofstream(root / dir / "energy_uj") << (now + uj) % range << "\n";
-  }
-};
+using aoe::test::FakePowercap;
 
 TEST_CASE("with RAPL readable, each measurement carries the packages' energy per run") {
   for (const std::uint64_t start : {std::uint64_t{0}, std::uint64_t{999000}}) {  // and a wrap
@@ -208,6 +180,21 @@ TEST_CASE("without RAPL, or with energy off, a measurement has no energy, and sa
     CHECK(runner.energy_unavailable() == "HostOptions::energy is off");
     CHECK_FALSE(runner.measure(aoe::SpaceView(space), batch).front().energy.has_value());
   }
+}
+
+TEST_CASE("RAPL as one running total of joules, across a wrap, for the OpenCL runner's meter") {
+  const FakePowercap rapl("meter", 999'000);
+  const aoe::RaplMeter meter(std::make_shared<const aoe::Rapl>(rapl.root));
+  const auto copy = meter;  // copies share the total
+  CHECK(meter() == doctest::Approx(0.0));
+  rapl.add("intel-rapl:0", 2'000);  // wraps past the range of 1 J
+  rapl.add("intel-rapl:1", 500);
+  rapl.add("intel-rapl:0:0", 9'000);  // a sub-domain: inside package 0's figure
+  CHECK(copy() == doctest::Approx(2.5e-3));
+  rapl.add("intel-rapl:1", 1'500);
+  CHECK(meter() == doctest::Approx(4e-3));
+  std::filesystem::remove(rapl.root / "intel-rapl:1" / "energy_uj");
+  CHECK_FALSE(meter().has_value());
 }
 
 }  // namespace host_energy

@@ -7,6 +7,7 @@
 #include "support/skip.hpp"
 #include "support/temp_dir.hpp"
 #include <aoe/experiment.hpp>
+#include <aoe/measure/rapl.hpp>
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -347,6 +348,22 @@ TEST_CASE("aoe-bench record writes a Kernel Tuner cache that replays (needs an O
   const auto bad = aoe_bench::record({.kernel = "fft", .output = path});
   REQUIRE_FALSE(bad.has_value());
   CHECK(bad.error().message.find("--kernel 'fft'") != std::string::npos);
+
+  // --energy: RAPL's joules on a CPU device where they are readable; else an error saying why,
+  // never a recording without the energy asked for.
+  const std::string energy_path = (dir.path() / "gemm32_energy.json").string();
+  const auto energy = aoe_bench::record(
+      {.kernel = "gemm", .energy = true, .size = 32, .sample = 2, .output = energy_path});
+  if (aoe::Rapl().available()) {
+    REQUIRE_MESSAGE(energy.has_value(), energy.error().message);
+    CHECK(aoe::test::read_text(energy_path).find("\"energy_kind\":\"measured\"") !=
+          std::string::npos);
+  } else {
+    REQUIRE_FALSE(energy.has_value());
+    CHECK(energy.error().code == aoe::make_error_code(aoe::Errc::unsupported));
+    CHECK(energy.error().message.find("--energy: no energy counter for ") != std::string::npos);
+    CHECK_FALSE(std::filesystem::exists(energy_path));
+  }
 }
 
 TEST_CASE("aoe-bench record --device cuda: a Kernel Tuner cache on a GPU, a clear error without") {

@@ -117,9 +117,14 @@ aoe::Result<RecordSummary> record_opencl(const RecordSettings& settings) {
   const auto info = aoe::opencl::describe(*device);
   const auto n = settings.size;
   const auto problem = aoe::opencl::gemm_problem(n, n, n);
-  auto runner = aoe::OpenCLRunner::open(aoe::opencl::gemm_kernel(problem),
-                                        {.repetitions = settings.repetitions}, selection);
+  auto runner = aoe::OpenCLRunner::open(
+      aoe::opencl::gemm_kernel(problem),
+      {.repetitions = settings.repetitions, .energy = settings.energy}, selection);
   if (!runner) return runner.error();
+  if (settings.energy && !runner->measures_energy()) {
+    return aoe::make_error(aoe::Errc::unsupported, "--energy: no energy counter for " + info.name +
+                                                       ": " + runner->energy_unavailable());
+  }
   return record_with(*runner, aoe::opencl::gemm_space(n, n, n, info), settings, info.name);
 #else
   (void)settings;
@@ -180,7 +185,9 @@ int record_main(int argc, char** argv) {
                  "the kernel: gemm (the project's SGEMM); with --device simulator an operator as "
                  "--input sim: names it, e.g. res2a_branch2c@Ascend310P3");
   app.add_flag("--energy", settings.energy,
-               "--device cuda: also NVML's energy per configuration (0.2 s more each)");
+               "also the energy per configuration: --device cuda NVML's (0.2 s more each), "
+               "--device opencl on a CPU device the packages' RAPL counters (10 ms more each; "
+               "root only)");
   app.add_option("--size", settings.size, "M = N = K (a multiple of 16 on OpenCL, of 256 on CUDA)");
   app.add_option("--sample", settings.sample, "configurations to record (0: every valid one)");
   app.add_option("--seed", settings.seed, "the sample's seed");

@@ -18,7 +18,9 @@ struct RecordSettings {
   /// The project's SGEMM ("gemm": measure/opencl/ or measure/cuda/); with the simulator, an
   /// operator as aoe-bench's `--input sim:` names it ("res2a_branch2c@Ascend310P3").
   std::string kernel = "gemm";
-  bool energy = false;          ///< cuda: NVML's energy per configuration too (docs/energy.md)
+  /// The energy per configuration too (docs/energy.md): cuda NVML's, opencl RAPL's on a CPU
+  /// device (none there: `unsupported`)
+  bool energy = false;
   std::int64_t size = 256;      ///< M = N = K
   std::size_t sample = 0;       ///< 0: every valid configuration; else a uniform sample
   std::uint64_t seed = 0;       ///< the sample's seed

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <optional>
 #include <string>
 #include <system_error>
@@ -111,6 +112,33 @@ class Rapl {
 
   std::vector<Domain> domains_;
   std::string why_;
+};
+
+/// The packages' joules as one running total, for a runner that reads an energy meter before
+/// and after its runs: each call reads the counters and adds what they moved since the call
+/// before (a counter that wrapped once is taken past its range); the first call gives 0. None
+/// when a counter cannot be read. Copies share the total.
+class RaplMeter {
+ public:
+  explicit RaplMeter(std::shared_ptr<const Rapl> rapl)
+      : state_(std::make_shared<State>(State{std::move(rapl), std::nullopt, 0.0})) {}
+
+  [[nodiscard]] std::optional<double> operator()() const {
+    State& s = *state_;
+    auto now = s.rapl->read();
+    if (!now) return std::nullopt;
+    if (s.last) s.total += s.rapl->joules_between(*s.last, *now);
+    s.last = std::move(now);
+    return s.total;
+  }
+
+ private:
+  struct State {
+    std::shared_ptr<const Rapl> rapl;
+    std::optional<Rapl::Reading> last;
+    double total = 0;
+  };
+  std::shared_ptr<State> state_;
 };
 
 }  // namespace aoe

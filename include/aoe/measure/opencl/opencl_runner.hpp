@@ -12,6 +12,7 @@
 #include "aoe/measure/opencl/device.hpp"
 #include "aoe/measure/opencl/kernel.hpp"
 #include "aoe/measure/opencl/opencl_error.hpp"
+#include "aoe/measure/rapl.hpp"
 #include "aoe/measure/runner.hpp"
 #include "aoe/measure/statistics.hpp"
 #include "aoe/space/configuration.hpp"
@@ -29,6 +30,7 @@
 #include <future>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -63,6 +65,19 @@ struct OpenCLOptions {
   /// keep the time (the same order).
   std::function<double(double seconds, const opencl::Params&)> objective{};
   std::size_t max_log = 4000;  ///< characters of a build log kept in a failure's message
+  /// Energy around the timed runs: each valid measurement then carries the energy of one run
+  /// and the average power (Measurement::energy, measured). From `energy_meter` where given;
+  /// else, on a CPU device (PoCL, a CPU runtime: the device is the host's packages), from the
+  /// packages' RAPL counters under `powercap` where they are readable (root only since Linux
+  /// 5.10); else unknown (`energy_unavailable()` says why). Off by default: untimed runs fill
+  /// `energy_window` per configuration. docs/energy.md.
+  bool energy = false;
+  double energy_window = 0.01;  ///< seconds the counter spans per configuration, at least
+  std::string powercap = "/sys/class/powercap";  ///< where the RAPL counters are
+  /// Joules the device has used so far, from a counter of the user's (a GPU's hwmon
+  /// `energy1_input`, an external meter); none when it cannot be read now. Empty: RAPL on a CPU
+  /// device.
+  std::function<std::optional<double>()> energy_meter{};
 };
 
 namespace opencl {
@@ -139,6 +154,10 @@ class Runner<device::OpenCL> {
   [[nodiscard]] const std::vector<opencl::Timing>& timings() const noexcept { return timings_; }
   /// Programs built so far (a reused program is counted once).
   [[nodiscard]] std::size_t builds() const noexcept { return queue_builds_.builds(); }
+  /// Whether measurements carry energy (OpenCLOptions::energy, and a meter was found).
+  [[nodiscard]] bool measures_energy() const noexcept { return static_cast<bool>(meter_); }
+  /// Why they do not, for a person; empty when they do.
+  [[nodiscard]] const std::string& energy_unavailable() const noexcept { return no_energy_; }
 
   /// Runs `kernel` once on this runner's device (its own buffers; no tunable parameters: its
   /// geometry functions get an empty configuration) and returns buffer `argument` afterwards:
@@ -254,7 +273,43 @@ class Runner<device::OpenCL> {
       return make_error(Errc::invalid_argument,
                         "kernel '" + kernel_.name + "': no global size (Kernel::global)");
     }
+    open_energy_meter();
     return std::nullopt;
+  }
+
+  // The energy meter OpenCLOptions asks for: the user's, else RAPL on a CPU device.
+  void open_energy_meter() {
+    if (!options_.energy) {
+      no_energy_ = "OpenCLOptions::energy is off";
+    } else if (options_.energy_meter) {
+      meter_ = options_.energy_meter;
+    } else if (!info_.cpu) {
+      no_energy_ = info_.name +
+                   " is not a CPU device: no portable energy counter (give "
+                   "OpenCLOptions::energy_meter)";
+    } else if (auto rapl = std::make_shared<const Rapl>(options_.powercap); rapl->available()) {
+      meter_ = RaplMeter(std::move(rapl));
+    } else {
+      no_energy_ = rapl->why();
+    }
+  }
+
+  /// The energy of one run: the meter from before the timed runs (`joules_before`, at `since`)
+  /// to now, after untimed runs that stretch the window to `energy_window`, over the runs made;
+  /// none where the meter cannot be read or a run fails.
+  std::optional<Energy> energy_since(double joules_before, Clock::time_point since,
+                                     std::size_t runs, cl::Kernel& k,
+                                     const opencl::Params& params) {
+    const auto window = [&] { return std::chrono::duration<double>(Clock::now() - since).count(); };
+    while (window() < options_.energy_window) {
+      if (run_and_wait(k, params, nullptr)) return std::nullopt;
+      ++runs;
+    }
+    const auto after = meter_();
+    const double seconds = window();
+    if (!after || *after < joules_before || runs == 0 || seconds <= 0) return std::nullopt;
+    const double joules = *after - joules_before;
+    return Energy{joules / static_cast<double>(runs), joules / seconds, TimingKind::measured};
   }
 
   std::optional<ErrorInfo> make_queue() {
@@ -490,16 +545,26 @@ class Runner<device::OpenCL> {
       const double limit = timeout();
       if (first > limit) return fail(kernel::timeout_failure(first, limit));
       const auto bench_begin = Clock::now();
+      const auto joules_before = meter_ ? meter_() : std::nullopt;
+      std::size_t runs = 0;
       if (auto m = kernel::timed_runs(
               options_.warmup, options_.repetitions, limit,
-              [&](double& t) { return run_and_wait(k, params, &t); }, samples)) {
+              [&](double& t) {
+                ++runs;
+                return run_and_wait(k, params, &t);
+              },
+              samples)) {
         return fail(std::move(*m));
       }
+      std::optional<Energy> energy;
+      if (joules_before) energy = energy_since(*joules_before, bench_begin, runs, k, params);
       timing.benchmark_seconds = since(bench_begin);
       const double seconds = reduce(options_.statistic, samples);
       best_ = std::min(best_, seconds);
       const double value = options_.objective ? options_.objective(seconds, params) : seconds;
-      return Measurement::success(value, std::move(samples), built.seconds + since(begin));
+      auto m = Measurement::success(value, std::move(samples), built.seconds + since(begin));
+      m.energy = energy;
+      return m;
     } catch (const std::exception& e) {
       Measurement m = Measurement::failure(Status::runtime, e.what());
       m.samples = std::move(samples);
@@ -516,6 +581,8 @@ class Runner<device::OpenCL> {
   std::vector<cl::Buffer> buffers_;  // one per argument (empty for scalars)
   Builds queue_builds_;              // programs by build options, built on several threads
   std::vector<opencl::Timing> timings_;
+  std::function<std::optional<double>()> meter_;  // empty: no energy
+  std::string no_energy_;
   double best_ = std::numeric_limits<double>::infinity();
 };
 
