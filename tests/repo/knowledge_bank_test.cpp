@@ -300,4 +300,46 @@ TEST_CASE("bank: keys that are not AOE operator keys go to their device's user-k
   CHECK(aoe::detail::bank_device_file_part("..") == "%2E%2E");
 }
 
+TEST_CASE("bank: a pareto entry keeps the front its configuration was picked from") {
+  TempDir dir("front");
+  auto key = aoe::make_bank_key(matmul(32), aoe::KnowledgeKind::schedule, scope);
+  key.problem += "#objective=pareto:knee";
+  aoe::Record r = record(key, 2e-8, 32);
+  r.front = {{{{"tile_m", 64}, {"order", "mnk"}}, 1e-5, 3e-3},
+             {{{"tile_m", 32}, {"order", "mnk"}}, 2e-5, 1e-3}};
+  {
+    aoe::KnowledgeBank bank({.custom_root = dir.path()});
+    CHECK(*bank.store(r) == aoe::StoreOutcome::added);
+    // A time entry beside it has no front, and its file text none either.
+    const auto time_key = aoe::make_bank_key(matmul(64), aoe::KnowledgeKind::schedule, scope);
+    CHECK(*bank.store(record(time_key, 1e-5)) == aoe::StoreOutcome::added);
+  }
+  aoe::KnowledgeBank fresh({.custom_root = dir.path()});
+  const auto found = fresh.lookup(key);
+  REQUIRE(found.has_value());
+  REQUIRE(found->has_value());
+  REQUIRE((*found)->front.size() == 2);
+  for (std::size_t i = 0; i < 2; ++i) {
+    CHECK((*found)->front[i].configuration == r.front[i].configuration);
+    CHECK((*found)->front[i].seconds == doctest::Approx(r.front[i].seconds));
+    CHECK((*found)->front[i].joules == doctest::Approx(r.front[i].joules));
+  }
+  const fs::path file = fresh.custom_file(scope, aoe::KnowledgeKind::schedule);
+  const std::string text = aoe::test::read_text(file);
+  CHECK(text.find("\"front\":[{\"knowledge\":{\"tile_m\":64,\"order\":\"mnk\"},\"time(us)\":"
+                  "1E1,\"energy(mJ)\":3E0}") != std::string::npos);
+  CHECK(text.find("\"front\"") == text.rfind("\"front\""));  // one entry has one
+  // A front that cannot be read is a corrupt file, named to the member and field.
+  const std::string field = "\"energy(mJ)\":3E0";
+  std::string broken = text;
+  broken.replace(broken.find(field), field.size(), "\"energy\":3");
+  { std::ofstream(file) << broken; }
+  fresh.reload();
+  const auto bad = fresh.lookup(key);
+  REQUIRE_FALSE(bad.has_value());
+  INFO(bad.error().message);
+  CHECK(bad.error().message.find("/front/0/energy(mJ)") != std::string::npos);
+  CHECK(bad.error().message.find("expected a number") != std::string::npos);
+}
+
 }  // namespace repo_knowledge_bank_test

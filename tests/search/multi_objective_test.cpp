@@ -209,4 +209,40 @@ TEST_CASE("ParEGO takes the front itself and finds more of it than random search
   CHECK(parego > random);
 }
 
+TEST_CASE("a pareto tuning stores its front in the repository, and a hit gives it back") {
+  Tuner<Evolutionary<>, TradeRunner> tuner(
+      Evolutionary<>{}, TradeRunner{},
+      TunerOptions{.seed = 3, .objective = {.kind = ObjectiveKind::pareto}});
+  const TuningKey key{"trade", "toy"};
+  const Space space = trade_space();
+  const auto r = tuner.tune(space, key, MaxEvaluations{60});
+  REQUIRE(r.front.size() > 1);
+  // Stored under the key with the objective's suffix.
+  const auto stored = tuner.repository().lookup({"trade#objective=pareto:knee", "toy"});
+  REQUIRE(stored.has_value());
+  REQUIRE(stored->has_value());
+  const Record& rec = **stored;
+  REQUIRE(rec.front.size() == r.front.size());
+  for (std::size_t i = 0; i < r.front.size(); ++i) {
+    const Trial& t = r.history[r.front[i]];
+    CHECK(rec.front[i].configuration == space.named_values(t.configuration));
+    CHECK(rec.front[i].seconds == t.measurement.value);
+    CHECK(rec.front[i].joules == t.measurement.energy->joules);
+  }
+  // The configuration in use is one of the front's: the one the rule picked.
+  CHECK(std::find_if(rec.front.begin(), rec.front.end(), [&](const FrontMember& f) {
+          return f.configuration == rec.configuration;
+        }) != rec.front.end());
+  CHECK(rec.configuration == space.named_values(*r.best_configuration));
+  const auto again = tuner.tune(space, key, MaxEvaluations{60});
+  REQUIRE(again.repository_record.has_value());
+  CHECK(again.repository_record->front == rec.front);
+  // A time tuning stores no front.
+  Tuner<Evolutionary<>, TradeRunner> time_tuner(Evolutionary<>{}, TradeRunner{},
+                                                TunerOptions{.seed = 3});
+  const TuningKey time_key{"trade", "toy"};
+  (void)time_tuner.tune(space, time_key, MaxEvaluations{20});
+  CHECK((*time_tuner.repository().lookup(time_key))->front.empty());
+}
+
 }  // namespace search_multi_objective_test

@@ -203,6 +203,45 @@ TEST_CASE("tuning database: store and lookup any key, values keep their type") {
   CHECK(again.lookup(TuningKey{"transpose/n=2048/f32", "other"}).value() == std::nullopt);
 }
 
+TEST_CASE("tuning database: a pareto record keeps its front; a file of time records no table") {
+  TempDir dir("sqlite_front");
+  const auto has_fronts = [&] {
+    sqlite3* raw = nullptr;
+    REQUIRE(sqlite3_open(dir.file("t.db").c_str(), &raw) == SQLITE_OK);
+    sqlite3_stmt* s = nullptr;
+    REQUIRE(sqlite3_prepare_v2(raw, "SELECT 1 FROM sqlite_master WHERE name = 'fronts'", -1, &s,
+                               nullptr) == SQLITE_OK);
+    const bool found = sqlite3_step(s) == SQLITE_ROW;
+    sqlite3_finalize(s);
+    sqlite3_close(raw);
+    return found;
+  };
+  TuningDatabase db(dir.file("t.db"));
+  REQUIRE(db.store(make_record(2.0)).value() == StoreOutcome::added);
+  CHECK_FALSE(has_fronts());  // time records only: the schema as before
+  CHECK(db.lookup(make_record(0).key).value()->front.empty());
+  Record pareto = make_record(1e-6);
+  pareto.key.problem += "#objective=pareto:knee";
+  pareto.front = {{{{"tile", 16}, {"unroll", 0.25}}, 1e-4, 2e-2},
+                  {{{"tile", 32}, {"unroll", 0.5}, {"order", "ij"}}, 2e-4, 1e-2}};
+  REQUIRE(db.store(pareto).value() == StoreOutcome::added);
+  CHECK(has_fronts());
+  TuningDatabase again(dir.file("t.db"));
+  const auto found = again.lookup(pareto.key).value();
+  REQUIRE(found);
+  CHECK(found->front == pareto.front);
+  CHECK(again.lookup(make_record(0).key).value()->front.empty());
+  // A better record replaces the front with its own; one without a front leaves none.
+  pareto.value = 5e-7;
+  pareto.front.pop_back();
+  REQUIRE(again.store(pareto).value() == StoreOutcome::updated);
+  CHECK(db.lookup(pareto.key).value()->front == pareto.front);
+  pareto.value = 1e-7;
+  pareto.front.clear();
+  REQUIRE(again.store(pareto).value() == StoreOutcome::updated);
+  CHECK(db.lookup(pareto.key).value()->front.empty());
+}
+
 TEST_CASE("tuning database: a record tuned on another space is a miss") {
   TempDir dir("sqlite_fingerprint");
   TuningDatabase db(dir.file("t.db"));

@@ -37,6 +37,7 @@
 #include "aoe/version.hpp"
 #include "aoe/vocab/record.hpp"
 
+#include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -53,6 +54,7 @@
 #include <sstream>
 #include <string>
 #include <system_error>
+#include <utility>
 #include <vector>
 
 namespace aoe {
@@ -318,6 +320,11 @@ class KnowledgeBank {
     [[nodiscard]] Result<std::string> text(const Contents& entries,
                                            std::span<const detail::SkippedRecord> skipped,
                                            const std::filesystem::path& file) const;
+    /// An entry's `front` (a pareto entry's), into `front`; where it is not readable, the JSON
+    /// pointer and what was expected there.
+    static boost::json::array front_json(const std::vector<FrontMember>& front);
+    static std::optional<std::pair<std::string, std::string>> read_front(
+        const boost::json::object& entry, const std::string& ptr, std::vector<FrontMember>& front);
   };
 
   [[nodiscard]] Result<Slot> slot_for(const TuningKey& key) const {
@@ -389,10 +396,59 @@ inline Result<detail::BankEntries> KnowledgeBank::Slot::parse(
       continue;
     }
     detail::read_provenance(*e, r.provenance);
+    if (auto err = read_front(*e, ptr, r.front)) return corrupt(err->first, err->second);
     out.emplace(std::string(k), std::move(r));
     ++at;
   }
   return out;
+}
+
+inline boost::json::array KnowledgeBank::Slot::front_json(const std::vector<FrontMember>& front) {
+  boost::json::array out;
+  for (const auto& f : front) {
+    boost::json::object member;
+    boost::json::object knowledge;
+    for (const auto& nv : f.configuration) knowledge[nv.name] = detail::value_to_json(nv.value);
+    member["knowledge"] = std::move(knowledge);
+    member["time(us)"] = f.seconds * 1e6;
+    member["energy(mJ)"] = f.joules * 1e3;
+    out.push_back(std::move(member));
+  }
+  return out;
+}
+
+inline std::optional<std::pair<std::string, std::string>> KnowledgeBank::Slot::read_front(
+    const boost::json::object& entry, const std::string& ptr, std::vector<FrontMember>& front) {
+  const auto* members = entry.if_contains("front");
+  if (members == nullptr) return std::nullopt;
+  if (!members->is_array()) return std::pair{ptr + "/front", std::string("expected an array")};
+  for (std::size_t i = 0; i < members->as_array().size(); ++i) {
+    const std::string at = ptr + "/front/" + std::to_string(i);
+    const auto* m = members->as_array()[i].if_object();
+    const auto* knowledge = m != nullptr ? m->if_contains("knowledge") : nullptr;
+    if (knowledge == nullptr || !knowledge->is_object()) {
+      return std::pair{at + "/knowledge", std::string("expected an object of parameter values")};
+    }
+    FrontMember f;
+    for (const auto& [name, value] : knowledge->as_object()) {
+      auto val = detail::value_from_json(value);
+      if (!val)
+        return std::pair{at + "/knowledge/" + detail::pointer_token(name), "expected a scalar"};
+      f.configuration.push_back({std::string(name), std::move(*val)});
+    }
+    const auto* us = m->if_contains("time(us)");
+    const auto* mj = m->if_contains("energy(mJ)");
+    if (us == nullptr || !us->is_number()) {
+      return std::pair{at + "/time(us)", std::string("expected a number")};
+    }
+    if (mj == nullptr || !mj->is_number()) {
+      return std::pair{at + "/energy(mJ)", std::string("expected a number")};
+    }
+    f.seconds = us->to_number<double>() * 1e-6;
+    f.joules = mj->to_number<double>() * 1e-3;
+    front.push_back(std::move(f));
+  }
+  return std::nullopt;
 }
 
 inline Result<std::string> KnowledgeBank::Slot::text(const detail::BankEntries& entries,
@@ -422,6 +478,8 @@ inline Result<std::string> KnowledgeBank::Slot::text(const detail::BankEntries& 
     if (k.find("#objective=") == std::string::npos) e["cost_time(us)"] = r.value * 1e6;
     e["value"] = r.value;
     e["provenance"] = detail::provenance_json(r.provenance, tool);
+    // A pareto entry: the front its configuration was picked from, in the result file's units.
+    if (!r.front.empty()) e["front"] = front_json(r.front);
     all.insert_or_assign(k, std::move(e));
   }
   boost::json::object& out = root["entries"].emplace_object();

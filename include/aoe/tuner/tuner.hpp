@@ -499,6 +499,10 @@ class Tuner {
     Record rec{*r.key, r.space.named_values(*result.best_configuration), r.state.best_value,
                Provenance{result.policy, r.state.evaluations, detail::utc_timestamp()}};
     if constexpr (timed_measure<Measure>) rec.provenance.timing = measure_.timing();
+    for (const auto& p : r.front) {
+      rec.front.push_back(
+          {r.space.named_values(result.history[p.index].configuration), p.seconds, p.joules});
+    }
     auto stored = [&] {
       if constexpr (fingerprinted_repository<Repo>) {
         return repo_.store(rec, std::string_view(r.fingerprint));

@@ -38,11 +38,23 @@ struct Provenance {
 
 /// The best configuration known for a key, stored by parameter name and value so that it
 /// survives changes to the order or the ranges of a space.
+/// One configuration of a stored time-energy front, with its two objectives.
+struct FrontMember {
+  std::vector<NamedValue> configuration;
+  double seconds = 0;  ///< one run's time
+  double joules = 0;   ///< one run's energy
+  friend bool operator==(const FrontMember&, const FrontMember&) = default;
+};
+
 struct Record {
   TuningKey key;
   std::vector<NamedValue> configuration;
   double value = 0;  ///< the measured objective (seconds for time)
   Provenance provenance;
+  /// A pareto tuning's front: the non-dominated configurations it measured, by time, among
+  /// which `configuration` is the one its rule picked (docs/energy.md). Empty for every other
+  /// objective, and then nothing of it is written.
+  std::vector<FrontMember> front{};
 };
 
 /// What `store` did with a record.

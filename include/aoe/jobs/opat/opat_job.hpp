@@ -169,18 +169,27 @@ inline std::vector<double> best_so_far_us(const std::vector<Trial>& history) {
 }
 
 /// An objective other than plain time: the search's valid trials under the cap, (us, J), into
-/// `perf`, and their time-energy front.
+/// `perf`, and their time-energy front; for pareto also its configurations, for the bank
+/// (`members`, by time).
 inline void opat_trials_front(const std::vector<Trial>& history, const Objective& o,
-                              KindPerformance& perf) {
+                              KindPerformance& perf, const Space& space,
+                              std::vector<FrontMember>& members) {
   if (o.plain_time()) return;
   std::vector<FrontPoint> front;
+  std::vector<const Configuration*> configurations;
   for (const auto& t : history) {
     if (!t.measurement.ok() || !t.measurement.energy || !under_cap(t.measurement, o)) continue;
     const FrontPoint p{t.measurement.value, t.measurement.energy->joules, perf.trials_us_j.size()};
     perf.trials_us_j.emplace_back(p.seconds * 1e6, p.joules);
+    configurations.push_back(&t.configuration);
     add_to_front(front, p);
   }
-  for (const auto& p : front) perf.front.push_back(p.index);
+  for (const auto& p : front) {
+    perf.front.push_back(p.index);
+    if (o.kind == ObjectiveKind::pareto) {
+      members.push_back({space.named_values(*configurations[p.index]), p.seconds, p.joules});
+    }
+  }
 }
 
 inline bool selected(const OperatorDesc& op, const std::vector<std::string>& names,
@@ -725,6 +734,7 @@ struct OpatKindResult {
   Measurement better_measurement{};  ///< an objective other than plain time: its measurement
   double from_score = 0;             ///< `from`'s score under the job's objective
   bool tuned = false;
+  std::vector<FrontMember> front{};  ///< pareto: the step's front, stored with the pick
 };
 
 /// The measurement of `cfg` in a step's history (the first valid one).
@@ -789,7 +799,7 @@ template <class Runner>
   out.from_score = opat_score(from.measurement, o);
   if (!o.plain_time()) {
     out.perf.before_j = out.perf.after_j = joules_of(from.measurement);
-    opat_trials_front(step->history, o, out.perf);
+    opat_trials_front(step->history, o, out.perf, k.runner.space(), out.front);
   }
   // Pareto: the rule's pick among everything measured (`from` included) is in use, whatever
   // its score against `from`'s; the other objectives: a better score.
@@ -814,10 +824,14 @@ template <class Runner>
                                            KnowledgeBank& bank, const OpatOptions& options,
                                            OpatJobState& job) {
   const Space& space = k.runner.space();
-  const auto record = [&](const Configuration& c, double value, std::string how) {
-    return bank.store(Record{k.key, space.named_values(c), value,
-                             Provenance{std::move(how), evaluations, utc_timestamp(), job.timing}},
-                      k.stale || k.hint);
+  // A pareto pick is stored with the front it was picked from (the default too, when it is
+  // the pick); a kept hint is not.
+  const auto record = [&](const Configuration& c, double value, std::string how,
+                          bool with_front = true) {
+    Record rec{k.key, space.named_values(c), value,
+               Provenance{std::move(how), evaluations, utc_timestamp(), job.timing}};
+    if (with_front) rec.front = r.front;
+    return bank.store(rec, k.stale || k.hint);
   };
   const double default_score = opat_score(k.def.measurement, options.objective);
   auto acc = account(
@@ -831,7 +845,7 @@ template <class Runner>
     // The hint kept: its configuration stays, with the time measured now in place of the one
     // it was stored with ("remeasured").
     auto kept = record(k.stored->configuration,
-                       opat_score(k.stored->measurement, options.objective), "remeasured");
+                       opat_score(k.stored->measurement, options.objective), "remeasured", false);
     if (!kept) return kept.error();
   }
   if (acc->use_found) {

@@ -125,6 +125,13 @@ class TuningDatabase {
     });
     if (!read) return read.error();
     if (bad) return *bad;
+    if (out) {
+      if (auto front = read_front(key, fingerprint); front) {
+        out->front = std::move(*front);
+      } else {
+        return front.error();
+      }
+    }
     return out;
   }
 
@@ -167,6 +174,7 @@ class TuningDatabase {
     }
     bind_timing(*s, 10, record.provenance.timing);
     if (auto r = s->run(); !r) return r.error();
+    if (auto r = store_front(record, fingerprint); !r) return r.error();
     if (auto r = tx->commit(); !r) return r.error();
     return outcome;
   }
@@ -582,6 +590,75 @@ UPDATE meta SET value = '2' WHERE name = 'schema_version';
       });
       if (!read) return read.error();
     }
+    return out;
+  }
+
+  // ---- a pareto record's front (Record::front) ----------------------------------------------
+  // Table `fronts`, one row per member, made by the first record that has a front: a file of
+  // time-only tunings stays as it was (no table, the same schema version).
+
+  [[nodiscard]] Result<bool> has_fronts() const {
+    auto s = conn_.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'fronts'");
+    if (!s) return s.error();
+    return s->step();
+  }
+
+  /// The record's front in place of the one stored for its key (none: the stored one removed).
+  Result<void> store_front(const Record& record, std::string_view fingerprint) {
+    auto exists = has_fronts();
+    if (!exists) return exists.error();
+    if (record.front.empty() && !*exists) return {};
+    if (auto r = conn_.exec(
+            "CREATE TABLE IF NOT EXISTS fronts (problem TEXT NOT NULL, device TEXT NOT NULL, "
+            "space_fingerprint TEXT NOT NULL, position INTEGER NOT NULL, configuration TEXT NOT "
+            "NULL, seconds REAL NOT NULL, joules REAL NOT NULL, PRIMARY KEY (problem, device, "
+            "space_fingerprint, position))");
+        !r) {
+      return r.error();
+    }
+    auto d = conn_.prepare(
+        "DELETE FROM fronts WHERE problem = ?1 AND device = ?2 AND space_fingerprint = ?3");
+    if (!d) return d.error();
+    d->bind(1, record.key.problem).bind(2, record.key.device).bind(3, fingerprint);
+    if (auto r = d->run(); !r) return r.error();
+    for (std::size_t i = 0; i < record.front.size(); ++i) {
+      auto s = conn_.prepare(
+          "INSERT INTO fronts (problem, device, space_fingerprint, position, configuration, "
+          "seconds, joules) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+      if (!s) return s.error();
+      s->bind(1, record.key.problem)
+          .bind(2, record.key.device)
+          .bind(3, fingerprint)
+          .bind(4, static_cast<std::int64_t>(i))
+          .bind(5, detail::json_object(record.front[i].configuration))
+          .bind(6, record.front[i].seconds)
+          .bind(7, record.front[i].joules);
+      if (auto r = s->run(); !r) return r.error();
+    }
+    return {};
+  }
+
+  [[nodiscard]] Result<std::vector<FrontMember>> read_front(const TuningKey& key,
+                                                            std::string_view fingerprint) const {
+    std::vector<FrontMember> out;
+    auto exists = has_fronts();
+    if (!exists) return exists.error();
+    if (!*exists) return out;
+    auto s = conn_.prepare(
+        "SELECT f.position, f.seconds, f.joules, j.key, j.value, j.type FROM fronts f, "
+        "json_each(f.configuration) j WHERE f.problem = ?1 AND f.device = ?2 AND "
+        "f.space_fingerprint = ?3 ORDER BY f.position, j.id");
+    if (!s) return s.error();
+    s->bind(1, key.problem).bind(2, key.device).bind(3, fingerprint);
+    std::int64_t last = -1;
+    auto read = s->each_row([&](const detail::sqlite::Statement& row) {
+      if (row.integer(0) != last) {
+        last = row.integer(0);
+        out.push_back({{}, row.real(1), row.real(2)});
+      }
+      out.back().configuration.push_back({row.text(3), column_value(row, 4, 5)});
+    });
+    if (!read) return read.error();
     return out;
   }
 
