@@ -1,10 +1,15 @@
-// A test double of NVML's setters (aoe::cuda::NvmlControlApi) for GpuSettings and the CUDA
-// runner's opt-in clock and power-limit parameters: a GPU whose power limit, locked clocks and
-// the calls made to them are plain fields. One FakeNvml at a time (FakeNvmlScope installs it).
+// A test double of NVML for the CUDA runner: its read-only queries (aoe::cuda::NvmlReadApi: the
+// energy counter, which the fake GPU's clock advances at `watts`, the clocks and the power) and
+// its setters (aoe::cuda::NvmlControlApi) for GpuSettings and the opt-in clock and power-limit
+// parameters: a GPU whose power limit, locked clocks and the calls made to them are plain
+// fields. One FakeNvml at a time (FakeNvmlScope installs it).
 #ifndef AOE_TESTS_CUDA_FAKE_NVML_HPP
 #define AOE_TESTS_CUDA_FAKE_NVML_HPP
 
+#include "fake_driver.hpp"
+#include <aoe/measure/cuda/cuda_runner.hpp>
 #include <aoe/measure/cuda/gpu_settings.hpp>
+#include <aoe/measure/cuda/nvml.hpp>
 
 #include <optional>
 #include <set>
@@ -22,6 +27,11 @@ struct FakeNvml {
   unsigned max_limit_mw = 700'000;
   std::set<unsigned> sm_clocks{1980, 1755, 1410, 1095};  ///< the SM clocks it accepts (MHz)
   bool root = true;                                      ///< false: every setter NO_PERMISSION
+  /// The board's draw while the fake GPU runs: the energy counter is watts x the fake driver's
+  /// clock (its kernels' seconds), in millijoules.
+  double watts = 300;
+  unsigned sm_clock = 1755;    ///< the SM clock read while no clock is locked (MHz)
+  bool energy_counter = true;  ///< false: the energy query is not supported (pre-Volta)
   // ---- state and what happened ----
   std::optional<unsigned> sm_locked;      ///< MHz, while locked
   std::optional<unsigned> memory_locked;  ///< MHz, while locked
@@ -86,6 +96,25 @@ inline int reset_memory(void*) {
   nvml().memory_locked.reset();
   return 0;
 }
+inline int clock(void*, int type, unsigned* mhz) {
+  if (type != 1) return 3;  // only the SM clock: NOT_SUPPORTED
+  *mhz = nvml().sm_locked.value_or(nvml().sm_clock);
+  return 0;
+}
+inline int temperature(void*, int, unsigned* c) {
+  *c = 41;
+  return 0;
+}
+inline int power(void*, unsigned* mw) {
+  *mw = static_cast<unsigned>(nvml().watts * 1000);
+  return 0;
+}
+inline int energy(void*, unsigned long long* mj) {
+  if (!nvml().energy_counter) return 3;
+  const double gpu_seconds = fake_gpu() != nullptr ? fake_gpu()->clock : 0.0;
+  *mj = static_cast<unsigned long long>(nvml().watts * gpu_seconds * 1000.0);
+  return 0;
+}
 inline int get_limit(void*, unsigned* mw) {
   *mw = nvml().limit_mw;
   return 0;
@@ -121,6 +150,22 @@ inline const cuda::NvmlControlApi& fake_nvml_control() {
                                         .set_power_limit = f::set_limit};
   return api;
 }
+
+/// The table of the fake's read-only queries.
+inline const cuda::NvmlReadApi& fake_nvml_read() {
+  namespace f = fake_nvml_detail;
+  static const cuda::NvmlReadApi api{.init = f::init,
+                                     .shutdown = f::shutdown,
+                                     .handle_by_pci_bus_id = f::handle,
+                                     .clock = f::clock,
+                                     .temperature = f::temperature,
+                                     .power = f::power,
+                                     .energy = f::energy};
+  return api;
+}
+
+/// Both tables, for CudaRunner::open_with.
+inline cuda::NvmlApis fake_nvml_apis() { return {&fake_nvml_read(), &fake_nvml_control()}; }
 
 /// Installs `nvml` as the fake for its lifetime.
 struct FakeNvmlScope {

@@ -84,6 +84,14 @@ struct CudaOptions {
 
 namespace cuda {
 
+/// The NVML entry points a runner uses; each null: the installed NVML's (loaded at run time;
+/// the setters only when a space has a clock or power-limit parameter and
+/// CudaOptions::gpu_settings is on). Test doubles stand in for them in tests/cuda.
+struct NvmlApis {
+  const NvmlReadApi* read = nullptr;
+  const NvmlControlApi* control = nullptr;
+};
+
 /// Where a configuration's measurement time went, and what the GPU was doing (NVML; unknown
 /// without it) and what the compiled kernel used.
 struct Timing : kernel::Timing {
@@ -139,17 +147,15 @@ class Runner<device::Cuda> {
     return open_with(**api, std::move(kernel), std::move(options), selection);
   }
 
-  /// As `open`, on the driver entry points `api` (a test double; it must outlive the runner),
-  /// and with CudaOptions::gpu_settings on the NVML setters `nvml_control` (a test double; null:
-  /// the installed NVML's, loaded only when a space has a clock or power-limit parameter).
-  [[nodiscard]] static Result<Runner> open_with(
-      const cuda::DriverApi& api, cuda::Kernel kernel, CudaOptions options = {},
-      const cuda::DeviceSelection& selection = {},
-      const cuda::NvmlControlApi* nvml_control = nullptr) {
+  /// As `open`, on the driver entry points `api` and the NVML entry points `nvml` (test
+  /// doubles; they must outlive the runner; a null NVML table: the installed NVML's).
+  [[nodiscard]] static Result<Runner> open_with(const cuda::DriverApi& api, cuda::Kernel kernel,
+                                                CudaOptions options = {},
+                                                const cuda::DeviceSelection& selection = {},
+                                                const cuda::NvmlApis& nvml = {}) {
     auto info = cuda::find_device(api, selection);
     if (!info) return info.error();
-    Runner r(api, std::move(kernel), std::move(options), std::move(*info));
-    r.state_->control_api = nvml_control;
+    Runner r(api, std::move(kernel), std::move(options), std::move(*info), nvml);
     if (auto err = r.initialise()) return *err;
     return r;
   }
@@ -232,8 +238,12 @@ class Runner<device::Cuda> {
     const cuda::NvmlControlApi* control_api = nullptr;  // null: the installed NVML's setters
     std::optional<cuda::GpuSettings> settings;          // opened by the first space that asks
 
-    State(const cuda::DriverApi& a, std::size_t cache, const std::string& bus)
-        : api(&a), compiled(cache), nvml(bus) {}
+    State(const cuda::DriverApi& a, std::size_t cache, const std::string& bus,
+          const cuda::NvmlApis& apis)
+        : api(&a),
+          compiled(cache),
+          nvml(apis.read != nullptr ? apis.read : cuda::real_nvml_read(), bus),
+          control_api(apis.control) {}
     State(const State&) = delete;
     State& operator=(const State&) = delete;
     ~State() { release(); }
@@ -262,12 +272,12 @@ class Runner<device::Cuda> {
   };
 
   Runner(const cuda::DriverApi& api, cuda::Kernel kernel, CudaOptions options,
-         cuda::DeviceInfo info)
+         cuda::DeviceInfo info, const cuda::NvmlApis& nvml)
       : kernel_(std::move(kernel)),
         options_(std::move(options)),
         info_(std::move(info)),
         architecture_(cuda::target_architecture(info_.compute_major, info_.compute_minor)),
-        state_(std::make_unique<State>(api, options_.module_cache, info_.pci_bus_id)) {}
+        state_(std::make_unique<State>(api, options_.module_cache, info_.pci_bus_id, nvml)) {}
 
   static Runner open_or_throw(cuda::Kernel kernel, CudaOptions options,
                               const cuda::DeviceSelection& selection) {

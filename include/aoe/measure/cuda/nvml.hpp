@@ -1,6 +1,6 @@
-// What the GPU was doing while it was measured: clocks, temperature and power, read through NVML
-// (libnvidia-ml.so.1, loaded at run time and only read: nothing is ever set). Where NVML is
-// absent or refuses a query, the value is unknown, never a failure.
+// What the GPU was doing while it was measured: clocks, temperature, power and energy, read
+// through NVML (libnvidia-ml.so.1, loaded at run time and only read: nothing is ever set). Where
+// NVML is absent or refuses a query, the value is unknown, never a failure.
 #ifndef AOE_MEASURE_CUDA_NVML_HPP
 #define AOE_MEASURE_CUDA_NVML_HPP
 
@@ -8,6 +8,7 @@
 
 #include <optional>
 #include <string>
+#include <type_traits>
 
 namespace aoe::cuda {
 
@@ -19,36 +20,65 @@ struct GpuState {
   std::optional<double> power_w;           ///< board power draw
 };
 
-/// NVML for one device, found by its PCI bus id (DeviceInfo::pci_bus_id). Reads only: the
-/// functions loaded are nvmlInit, nvmlShutdown, nvmlDeviceGetHandleByPciBusId,
-/// nvmlDeviceGetClockInfo, nvmlDeviceGetTemperature, nvmlDeviceGetPowerUsage and
-/// nvmlDeviceGetTotalEnergyConsumption (NVML API reference, docs.nvidia.com/deploy/nvml-api).
-/// Nothing that sets a clock or a power limit is loaded. Not copyable; one per runner.
+/// NVML's read-only entry points, as one table: the installed NVML's (`real_nvml_read`) or a
+/// test double. NVML's C types: nvmlReturn_t is an int enum (0: success), nvmlDevice_t an opaque
+/// pointer (NVML API reference, docs.nvidia.com/deploy/nvml-api). Nothing here sets anything;
+/// the setters are NvmlControlApi's (gpu_settings.hpp), loaded only for a user who opts in.
+struct NvmlReadApi {
+  using Device = void*;
+  int (*init)() = nullptr;                                      // nvmlInit_v2
+  int (*shutdown)() = nullptr;                                  // nvmlShutdown
+  int (*handle_by_pci_bus_id)(const char*, Device*) = nullptr;  // ..._v2
+  int (*clock)(Device, int, unsigned*) = nullptr;               // nvmlDeviceGetClockInfo
+  int (*temperature)(Device, int, unsigned*) = nullptr;         // nvmlDeviceGetTemperature
+  int (*power)(Device, unsigned*) = nullptr;                    // nvmlDeviceGetPowerUsage, mW
+  /// nvmlDeviceGetTotalEnergyConsumption: millijoules since the driver loaded (Volta and later).
+  int (*energy)(Device, unsigned long long*) = nullptr;
+};
+
+/// The installed NVML's read-only entry points, loaded once per process (thread-safe; never
+/// unloaded: the driver's own threads may use it); null where libnvidia-ml.so.1 cannot be
+/// loaded or lacks nvmlInit, nvmlShutdown or the handle lookup. A query it lacks stays null.
+[[nodiscard]] inline const NvmlReadApi* real_nvml_read() {
+  static const std::optional<NvmlReadApi> loaded = []() -> std::optional<NvmlReadApi> {
+    void* library = ::dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (library == nullptr) return std::nullopt;
+    NvmlReadApi api;
+    const auto bind = [&](auto& slot, const char* symbol) {
+      slot = reinterpret_cast<std::remove_reference_t<decltype(slot)>>(::dlsym(library, symbol));
+    };
+    bind(api.init, "nvmlInit_v2");
+    bind(api.shutdown, "nvmlShutdown");
+    bind(api.handle_by_pci_bus_id, "nvmlDeviceGetHandleByPciBusId_v2");
+    bind(api.clock, "nvmlDeviceGetClockInfo");
+    bind(api.temperature, "nvmlDeviceGetTemperature");
+    bind(api.power, "nvmlDeviceGetPowerUsage");
+    bind(api.energy, "nvmlDeviceGetTotalEnergyConsumption");
+    if (api.init == nullptr || api.shutdown == nullptr || api.handle_by_pci_bus_id == nullptr) {
+      return std::nullopt;
+    }
+    return api;
+  }();
+  return loaded ? &*loaded : nullptr;
+}
+
+/// NVML for one device, found by its PCI bus id (DeviceInfo::pci_bus_id), through the read-only
+/// entry points `api` (the installed NVML's by default). Not copyable; one per runner.
 class Nvml {
  public:
   /// NVML for the device at `pci_bus_id`; `available()` is false when NVML or the device
   /// cannot be opened.
-  explicit Nvml(const std::string& pci_bus_id) {
-    library_ = ::dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (library_ == nullptr) return;
-    init_ = reinterpret_cast<Init>(::dlsym(library_, "nvmlInit_v2"));
-    shutdown_ = reinterpret_cast<Shutdown>(::dlsym(library_, "nvmlShutdown"));
-    by_bus_id_ = reinterpret_cast<ByBusId>(::dlsym(library_, "nvmlDeviceGetHandleByPciBusId_v2"));
-    clock_ = reinterpret_cast<Clock>(::dlsym(library_, "nvmlDeviceGetClockInfo"));
-    temperature_ = reinterpret_cast<Temperature>(::dlsym(library_, "nvmlDeviceGetTemperature"));
-    power_ = reinterpret_cast<Power>(::dlsym(library_, "nvmlDeviceGetPowerUsage"));
-    energy_ = reinterpret_cast<Energy>(::dlsym(library_, "nvmlDeviceGetTotalEnergyConsumption"));
-    if (init_ == nullptr || shutdown_ == nullptr || by_bus_id_ == nullptr || init_() != 0) {
-      return;
-    }
+  explicit Nvml(const std::string& pci_bus_id) : Nvml(real_nvml_read(), pci_bus_id) {}
+  /// The same through `api` (null: no NVML).
+  Nvml(const NvmlReadApi* api, const std::string& pci_bus_id) : api_(api) {
+    if (api_ == nullptr || api_->init() != 0) return;
     initialised_ = true;
-    if (by_bus_id_(pci_bus_id.c_str(), &device_) != 0) device_ = nullptr;
+    if (api_->handle_by_pci_bus_id(pci_bus_id.c_str(), &device_) != 0) device_ = nullptr;
   }
   Nvml(const Nvml&) = delete;
   Nvml& operator=(const Nvml&) = delete;
   ~Nvml() {
-    if (initialised_) (void)shutdown_();
-    // The library stays loaded: the driver's own threads may still use it.
+    if (initialised_) (void)api_->shutdown();
   }
 
   [[nodiscard]] bool available() const noexcept { return device_ != nullptr; }
@@ -57,7 +87,9 @@ class Nvml {
   /// millijoules; Volta and later); none where NVML or the query is unavailable.
   [[nodiscard]] std::optional<double> energy_joules() const {
     unsigned long long mj = 0;
-    if (device_ == nullptr || energy_ == nullptr || energy_(device_, &mj) != 0) return std::nullopt;
+    if (device_ == nullptr || api_->energy == nullptr || api_->energy(device_, &mj) != 0) {
+      return std::nullopt;
+    }
     return static_cast<double>(mj) * 1e-3;
   }
 
@@ -67,36 +99,21 @@ class Nvml {
     if (device_ == nullptr) return s;
     unsigned int v = 0;
     // nvmlClockType_t: NVML_CLOCK_SM = 1, NVML_CLOCK_MEM = 2.
-    if (clock_ != nullptr && clock_(device_, 1, &v) == 0) s.sm_clock_mhz = v;
-    if (clock_ != nullptr && clock_(device_, 2, &v) == 0) s.memory_clock_mhz = v;
+    if (api_->clock != nullptr && api_->clock(device_, 1, &v) == 0) s.sm_clock_mhz = v;
+    if (api_->clock != nullptr && api_->clock(device_, 2, &v) == 0) s.memory_clock_mhz = v;
     // nvmlTemperatureSensors_t: NVML_TEMPERATURE_GPU = 0.
-    if (temperature_ != nullptr && temperature_(device_, 0, &v) == 0) s.temperature_c = v;
+    if (api_->temperature != nullptr && api_->temperature(device_, 0, &v) == 0) {
+      s.temperature_c = v;
+    }
     // Milliwatts.
-    if (power_ != nullptr && power_(device_, &v) == 0) s.power_w = v / 1000.0;
+    if (api_->power != nullptr && api_->power(device_, &v) == 0) s.power_w = v / 1000.0;
     return s;
   }
 
  private:
-  // NVML's C types: nvmlReturn_t is an int enum (0: success), nvmlDevice_t an opaque pointer.
-  using Device = void*;
-  using Init = int (*)();
-  using Shutdown = int (*)();
-  using ByBusId = int (*)(const char*, Device*);
-  using Clock = int (*)(Device, int, unsigned int*);
-  using Temperature = int (*)(Device, int, unsigned int*);
-  using Power = int (*)(Device, unsigned int*);
-  using Energy = int (*)(Device, unsigned long long*);
-
-  void* library_ = nullptr;
-  Init init_ = nullptr;
-  Shutdown shutdown_ = nullptr;
-  ByBusId by_bus_id_ = nullptr;
-  Clock clock_ = nullptr;
-  Temperature temperature_ = nullptr;
-  Power power_ = nullptr;
-  Energy energy_ = nullptr;
+  const NvmlReadApi* api_ = nullptr;
   bool initialised_ = false;
-  Device device_ = nullptr;
+  NvmlReadApi::Device device_ = nullptr;
 };
 
 }  // namespace aoe::cuda

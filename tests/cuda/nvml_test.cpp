@@ -1,7 +1,8 @@
-// Clocks and power limits as tuning parameters (CudaOptions::gpu_settings, cuda/gpu_settings.hpp)
-// against the test doubles of the driver (fake_driver.hpp) and of NVML's setters
-// (fake_nvml.hpp): refused without the opt-in, applied per configuration with it, values the GPU
-// refuses as failures, and what was found put back. No GPU needed.
+// NVML in the CUDA runner against the test doubles of the driver (fake_driver.hpp) and of NVML
+// (fake_nvml.hpp), no GPU needed: the energy counter around the timed runs and the GPU's state
+// (CudaOptions::energy), and clocks and power limits as tuning parameters
+// (CudaOptions::gpu_settings, cuda/gpu_settings.hpp): refused without the opt-in, applied per
+// configuration with it, values the GPU refuses as failures, and what was found put back.
 #include "fake_driver.hpp"
 #include "fake_nvml.hpp"
 #include "support/skip.hpp"
@@ -16,7 +17,7 @@
 #include <string>
 #include <vector>
 
-namespace cuda_gpu_settings_test {  // apart from this area's other files in a unity build
+namespace cuda_nvml_test {  // apart from this area's other files in a unity build
 
 namespace {
 
@@ -58,7 +59,7 @@ aoe::CudaRunner open(aoe::CudaOptions options) {
   options.compile_threads = 1;
   options.repetitions = 3;
   auto r = aoe::CudaRunner::open_with(aoe::test::fake_driver(), copy_kernel(), std::move(options),
-                                      {}, &aoe::test::fake_nvml_control());
+                                      {}, {.control = &aoe::test::fake_nvml_control()});
   REQUIRE_MESSAGE(r.has_value(), (r ? std::string() : r.error().message));
   return std::move(*r);
 }
@@ -219,4 +220,54 @@ TEST_CASE("opted in where NVML cannot set anything: every configuration says why
   CHECK(gpu.launches == 0);
 }
 
-}  // namespace cuda_gpu_settings_test
+TEST_CASE("CUDA energy: NVML's counter around the timed runs, per run, measured; off: none") {
+  aoe::test::FakeGpu gpu;
+  gpu.kernel = emulate;  // 1 ms per run at 700 W's limit, the fake's initial one
+  const aoe::test::FakeGpuScope gpu_scope(gpu);
+  aoe::test::FakeNvml nvml;
+  nvml.watts = 250;
+  const aoe::test::FakeNvmlScope nvml_scope(nvml);
+  const aoe::Space space({aoe::values("TPB", {64, 128})});
+  const auto open_on_fake = [](aoe::CudaOptions options) {
+    options.compile_threads = 1;
+    options.repetitions = 3;
+    auto r = aoe::CudaRunner::open_with(aoe::test::fake_driver(), copy_kernel(), std::move(options),
+                                        {}, aoe::test::fake_nvml_apis());
+    REQUIRE(r.has_value());
+    return std::move(*r);
+  };
+  {
+    // No window: the runs metered are the timed ones (the checked run is the warm-up).
+    auto runner = open_on_fake({.energy = true, .energy_window = 0});
+    CHECK(runner.has_gpu_state());
+    const auto m = runner.measure(aoe::SpaceView(space), std::vector<aoe::Configuration>{{0}, {1}});
+    for (const auto& x : m) {
+      REQUIRE(x.ok());
+      REQUIRE(x.energy.has_value());
+      CHECK(x.energy->kind == aoe::TimingKind::measured);
+      // 250 W x 1 ms per run, read in whole millijoules.
+      CHECK(x.energy->joules == doctest::Approx(0.25).epsilon(0.01));
+      CHECK(x.energy->watts > 0);
+    }
+    // The state read after the runs: NVML's clock, temperature and board power.
+    const auto& state = runner.timings()[0].state;
+    CHECK(state.sm_clock_mhz == 1755.0);
+    CHECK_FALSE(state.memory_clock_mhz.has_value());  // the query the fake does not support
+    CHECK(state.temperature_c == 41.0);
+    CHECK(state.power_w == 250.0);
+  }
+  {
+    auto off = open_on_fake({});
+    const auto m = off.measure(aoe::SpaceView(space), std::vector<aoe::Configuration>{{0}});
+    REQUIRE(m[0].ok());
+    CHECK_FALSE(m[0].energy.has_value());
+  }
+  // A GPU without the counter (before Volta): no energy, never a failure.
+  nvml.energy_counter = false;
+  auto old = open_on_fake({.energy = true, .energy_window = 0});
+  const auto m = old.measure(aoe::SpaceView(space), std::vector<aoe::Configuration>{{0}});
+  REQUIRE(m[0].ok());
+  CHECK_FALSE(m[0].energy.has_value());
+}
+
+}  // namespace cuda_nvml_test
