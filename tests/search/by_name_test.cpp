@@ -3,6 +3,9 @@
 #include "aoe/core/error.hpp"
 #include "aoe/space/parameter.hpp"
 #include "aoe/space/space.hpp"
+#include "aoe/tuner/stop_conditions.hpp"
+#include "aoe/tuner/tuner.hpp"
+#include "support/landscapes.hpp"
 
 #include <doctest/doctest.h>
 
@@ -53,4 +56,27 @@ TEST_CASE("make_search starts the policies that take initial configurations from
   REQUIRE(grid.has_value());
   grid->start(space, 7);
   CHECK(grid->propose(1).front() == aoe::Configuration{8, 8});
+}
+
+TEST_CASE(
+    "every policy on its defaults: a space smaller than its initial sample, one 80 % invalid") {
+  // What a user gets by name (aoe --search, aoe-bench --strategy), not the lighter variants of
+  // the conformance suite: each measures every point of a 6-point space once and ends
+  // exhausted with its optimum; on 400 points of which 80 are valid and 40 measure, it
+  // proposes only valid ones and finds the optimum within the 80 evaluations there are.
+  for (const auto name : aoe::search_names()) {
+    CAPTURE(name);
+    for (const auto& l : {aoe::test::tiny(), aoe::test::mostly_invalid()}) {
+      auto made = aoe::make_search(name);
+      REQUIRE(made.has_value());
+      aoe::Tuner tuner(std::move(*made), aoe::test::LandscapeRunner(l.evaluate),
+                       aoe::MemoryRepository{}, aoe::TunerOptions{.seed = 3, .batch_size = 2});
+      const auto r = tuner.tune(l.space, aoe::MaxEvaluations{l.valid + 20});
+      CHECK(r.history.size() == l.valid);
+      CHECK(r.reason == aoe::StopReason::exhausted);
+      CHECK(r.count(aoe::Status::constraints) == 0);
+      REQUIRE(r.found());
+      CHECK(r.best_value == doctest::Approx(l.optimum));
+    }
+  }
 }

@@ -112,6 +112,30 @@ TEST_CASE_TEMPLATE_DEFINE("search policy conformance", P, search_policy_conforma
     }
   }
 
+  SUBCASE("on a space smaller than its initial sample: each point once, then the optimum") {
+    const auto l = tiny();
+    for (const std::size_t batch : {std::size_t{1}, std::size_t{4}}) {
+      const auto run = run_on<P>(l, 7, batch, MaxEvaluations{50});
+      CHECK(run.result.history.size() == l.valid);  // all of it, then exhausted
+      CHECK(run.result.reason == StopReason::exhausted);
+      REQUIRE(run.result.found());
+      CHECK(run.result.best_value == doctest::Approx(l.optimum));
+    }
+  }
+
+  SUBCASE("on a space 80 % invalid, half the rest failing: valid proposals, then the optimum") {
+    const auto l = mostly_invalid();
+    REQUIRE(l.valid == 80);
+    for (const std::uint64_t seed : {std::uint64_t{1}, std::uint64_t{2}}) {
+      const auto run = run_on<P>(l, seed, 3, MaxEvaluations{l.valid});
+      CHECK(run.result.count(Status::constraints) == 0);
+      for (const auto& c : run.proposals) CHECK(l.space.is_valid(c));
+      CHECK(run.result.history.size() == l.valid);
+      REQUIRE(run.result.found());
+      CHECK(run.result.best_value == doctest::Approx(l.optimum));
+    }
+  }
+
   SUBCASE("finds the optimum of small landscapes when the budget allows the whole space") {
     for (const auto& landscape : {bowl(), rugged()}) {
       for (const std::uint64_t seed : {std::uint64_t{1}, std::uint64_t{2}, std::uint64_t{3}}) {

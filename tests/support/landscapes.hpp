@@ -73,6 +73,50 @@ inline Landscape rugged() {
   return l;
 }
 
+/// A space of 6 configurations, fewer than any policy's initial sample (Bayesian's 10, the
+/// evolutionary population's 24): a 3 x 2 grid, its minimum at a=2, b=0.
+inline Landscape tiny() {
+  Landscape l;
+  l.space = Space({range("a", 0, 2), range("b", 0, 1)});
+  l.evaluate = [](const Space& s, const Configuration& c) {
+    return Measurement::success(10 - 2 * s.numeric(c, 0) + 3 * s.numeric(c, 1));
+  };
+  l.optimum = 6;
+  l.valid = 6;
+  return l;
+}
+
+/// 400 raw points of which the constraints keep 80 (80 % invalid, known before measuring), and
+/// of those half fail when measured (a runtime error): a policy sees few valid points, and
+/// fewer that measure. A bowl on the rest, its minimum computed by enumeration.
+inline Landscape mostly_invalid() {
+  Landscape l;
+  l.space = Space(
+      {range("a", 0, 19), range("b", 0, 19)},
+      {predicate(
+          {"a", "b"},
+          [](std::span<const double> v) { return static_cast<long>(v[0] * 3 + v[1]) % 5 == 0; },
+          "(3a + b) % 5 == 0")});
+  l.evaluate = [](const Space& s, const Configuration& c) {
+    const double a = s.numeric(c, 0);
+    const double b = s.numeric(c, 1);
+    if (static_cast<long>(a + b) % 2 == 1) {
+      return Measurement::failure(Status::runtime, "fails on the device");
+    }
+    return Measurement::success(1 + (a - 13) * (a - 13) + (b - 6) * (b - 6));
+  };
+  double best = std::numeric_limits<double>::infinity();
+  std::size_t valid = 0;
+  l.space.for_each_valid([&](const Configuration& c) {
+    const auto m = l.evaluate(l.space, c);
+    if (m.ok()) best = std::min(best, m.value);
+    ++valid;
+  });
+  l.optimum = best;
+  l.valid = valid;
+  return l;
+}
+
 /// Measures by calling a landscape's objective; counts the configurations measured.
 class LandscapeRunner {
  public:
