@@ -36,8 +36,6 @@ struct Provenance {
   std::optional<Timing> timing{};
 };
 
-/// The best configuration known for a key, stored by parameter name and value so that it
-/// survives changes to the order or the ranges of a space.
 /// One configuration of a stored time-energy front, with its two objectives.
 struct FrontMember {
   std::vector<NamedValue> configuration;
@@ -46,6 +44,8 @@ struct FrontMember {
   friend bool operator==(const FrontMember&, const FrontMember&) = default;
 };
 
+/// The best configuration known for a key, stored by parameter name and value so that it
+/// survives changes to the order or the ranges of a space.
 struct Record {
   TuningKey key;
   std::vector<NamedValue> configuration;
