@@ -7,17 +7,15 @@
 #define AOE_MEASURE_CUDA_GPU_SETTINGS_HPP
 
 #include "aoe/core/error.hpp"
+#include "aoe/measure/cuda/nvml.hpp"
 #include "aoe/space/configuration.hpp"
 #include "aoe/space/space.hpp"
-
-#include <dlfcn.h>
 
 #include <cmath>
 #include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <type_traits>
 #include <utility>
 
 namespace aoe::cuda {
@@ -109,20 +107,17 @@ inline constexpr int nvml_error_no_permission = 4;
 /// entry point is missing (a driver older than locked clocks: R440).
 [[nodiscard]] inline Result<const NvmlControlApi*> real_nvml_control() {
   static const Result<NvmlControlApi> loaded = []() -> Result<NvmlControlApi> {
-    void* library = ::dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (library == nullptr) {
-      const char* why = ::dlerror();
-      return make_error(Errc::not_found,
-                        std::string("no NVML: libnvidia-ml.so.1 could not be loaded (") +
-                            (why != nullptr ? why : "unknown reason") +
-                            "); setting clocks or power limits needs NVIDIA's driver");
+    const auto& library = detail::nvml_library();
+    if (library.handle == nullptr) {
+      return make_error(Errc::not_found, "no NVML: libnvidia-ml.so.1 could not be loaded (" +
+                                             library.why +
+                                             "); setting clocks or power limits needs NVIDIA's "
+                                             "driver");
     }
     NvmlControlApi api;
     std::string missing;
     const auto bind = [&](auto& slot, const char* symbol) {
-      void* p = ::dlsym(library, symbol);
-      if (p == nullptr && missing.empty()) missing = symbol;
-      slot = reinterpret_cast<std::remove_reference_t<decltype(slot)>>(p);
+      detail::bind_nvml(library.handle, slot, symbol, missing);
     };
     bind(api.init, "nvmlInit_v2");
     bind(api.shutdown, "nvmlShutdown");

@@ -8,7 +8,6 @@
 
 #include <optional>
 #include <string>
-#include <type_traits>
 
 namespace aoe::cuda {
 
@@ -36,27 +35,57 @@ struct NvmlReadApi {
   int (*energy)(Device, unsigned long long*) = nullptr;
 };
 
-/// The installed NVML's read-only entry points, loaded once per process (thread-safe; never
-/// unloaded: the driver's own threads may use it); null where libnvidia-ml.so.1 cannot be
-/// loaded or lacks nvmlInit, nvmlShutdown or the handle lookup. A query it lacks stays null.
+namespace detail {
+
+/// libnvidia-ml.so.1, opened once per process and never closed (the driver's own threads may
+/// use it); `handle` null where it cannot be loaded, and `why` the loader's reason.
+struct NvmlLibrary {
+  void* handle = nullptr;
+  std::string why;
+};
+
+[[nodiscard]] inline const NvmlLibrary& nvml_library() {
+  static const NvmlLibrary library = [] {
+    NvmlLibrary l;
+    l.handle = ::dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (l.handle == nullptr) {
+      const char* why = ::dlerror();
+      l.why = why != nullptr ? why : "unknown reason";
+    }
+    return l;
+  }();
+  return library;
+}
+
+/// Sets `slot` to `symbol` of `library` (null where it has none; `missing` then names the first
+/// symbol missing).
+template <class F>
+void bind_nvml(void* library, F& slot, const char* symbol, std::string& missing) {
+  void* p = ::dlsym(library, symbol);
+  if (p == nullptr && missing.empty()) missing = symbol;
+  slot = reinterpret_cast<F>(p);
+}
+
+}  // namespace detail
+
+/// The installed NVML's read-only entry points, loaded once per process (thread-safe); null
+/// where libnvidia-ml.so.1 cannot be loaded or lacks nvmlInit, nvmlShutdown or the handle
+/// lookup. A query it lacks stays null (its value is then unknown).
 [[nodiscard]] inline const NvmlReadApi* real_nvml_read() {
   static const std::optional<NvmlReadApi> loaded = []() -> std::optional<NvmlReadApi> {
-    void* library = ::dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+    void* library = detail::nvml_library().handle;
     if (library == nullptr) return std::nullopt;
     NvmlReadApi api;
-    const auto bind = [&](auto& slot, const char* symbol) {
-      slot = reinterpret_cast<std::remove_reference_t<decltype(slot)>>(::dlsym(library, symbol));
-    };
-    bind(api.init, "nvmlInit_v2");
-    bind(api.shutdown, "nvmlShutdown");
-    bind(api.handle_by_pci_bus_id, "nvmlDeviceGetHandleByPciBusId_v2");
-    bind(api.clock, "nvmlDeviceGetClockInfo");
-    bind(api.temperature, "nvmlDeviceGetTemperature");
-    bind(api.power, "nvmlDeviceGetPowerUsage");
-    bind(api.energy, "nvmlDeviceGetTotalEnergyConsumption");
-    if (api.init == nullptr || api.shutdown == nullptr || api.handle_by_pci_bus_id == nullptr) {
-      return std::nullopt;
-    }
+    std::string missing;
+    detail::bind_nvml(library, api.init, "nvmlInit_v2", missing);
+    detail::bind_nvml(library, api.shutdown, "nvmlShutdown", missing);
+    detail::bind_nvml(library, api.handle_by_pci_bus_id, "nvmlDeviceGetHandleByPciBusId_v2",
+                      missing);
+    if (!missing.empty()) return std::nullopt;
+    detail::bind_nvml(library, api.clock, "nvmlDeviceGetClockInfo", missing);
+    detail::bind_nvml(library, api.temperature, "nvmlDeviceGetTemperature", missing);
+    detail::bind_nvml(library, api.power, "nvmlDeviceGetPowerUsage", missing);
+    detail::bind_nvml(library, api.energy, "nvmlDeviceGetTotalEnergyConsumption", missing);
     return api;
   }();
   return loaded ? &*loaded : nullptr;
