@@ -46,15 +46,7 @@ inline Landscape tiled_kernel() {
                0.02 * std::sin(3 * bx + 5 * wy + 2 * wx);
     return Measurement::success(1e-3 * t);
   };
-  double best = std::numeric_limits<double>::infinity();
-  std::size_t valid = 0;
-  l.space.for_each_valid([&](const Configuration& c) {
-    const auto m = l.evaluate(l.space, c);
-    if (m.ok()) best = std::min(best, m.value);
-    ++valid;
-  });
-  l.optimum = best;
-  l.valid = valid;
+  set_optimum_by_enumeration(l);
   return l;
 }
 

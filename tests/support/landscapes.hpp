@@ -27,6 +27,20 @@ struct Landscape {
   std::size_t valid = 0;
 };
 
+/// Sets `l.valid` to the number of valid configurations and `l.optimum` to the least value of
+/// those that measure correctly, by enumerating the space.
+inline void set_optimum_by_enumeration(Landscape& l) {
+  double best = std::numeric_limits<double>::infinity();
+  std::size_t valid = 0;
+  l.space.for_each_valid([&](const Configuration& c) {
+    const auto m = l.evaluate(l.space, c);
+    if (m.ok()) best = std::min(best, m.value);
+    ++valid;
+  });
+  l.optimum = best;
+  l.valid = valid;
+}
+
 /// Three parameters, a constraint that removes a corner, a convex bowl with its minimum at
 /// x=11, y=4, z=4, and a region that fails to compile. 16*16*5 = 1280 raw points.
 inline Landscape bowl() {
@@ -62,14 +76,7 @@ inline Landscape rugged() {
     return Measurement::success(3 + std::cos(a * 0.9) + std::cos(b * 1.3) +
                                 0.01 * ((a - 20) * (a - 20) + (b - 9) * (b - 9)));
   };
-  double best = std::numeric_limits<double>::infinity();
-  std::size_t valid = 0;
-  l.space.for_each_valid([&](const Configuration& c) {
-    best = std::min(best, l.evaluate(l.space, c).value);
-    ++valid;
-  });
-  l.optimum = best;
-  l.valid = valid;
+  set_optimum_by_enumeration(l);
   return l;
 }
 
@@ -105,15 +112,7 @@ inline Landscape mostly_invalid() {
     }
     return Measurement::success(1 + (a - 13) * (a - 13) + (b - 6) * (b - 6));
   };
-  double best = std::numeric_limits<double>::infinity();
-  std::size_t valid = 0;
-  l.space.for_each_valid([&](const Configuration& c) {
-    const auto m = l.evaluate(l.space, c);
-    if (m.ok()) best = std::min(best, m.value);
-    ++valid;
-  });
-  l.optimum = best;
-  l.valid = valid;
+  set_optimum_by_enumeration(l);
   return l;
 }
 
