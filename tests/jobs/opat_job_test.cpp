@@ -344,6 +344,7 @@ struct InteractingRunner {
   bool has_fmt = false;
   double together_us = 0;
   double lucky_us = 0;  ///< > 0: tile 5 alone as the Schedule search saw it (a lucky best-of-N)
+  bool energy = false;  ///< each run also draws 1 W, simulated: its joules are its seconds
   [[nodiscard]] const aoe::Space& space() const { return *space_; }
   [[nodiscard]] aoe::Configuration default_configuration() const {
     return aoe::Configuration(space_->dimensions(), 0);
@@ -354,20 +355,23 @@ struct InteractingRunner {
     double us = tile == 5 ? 6.0 : 10.0;
     if (tile == 5 && lucky_us > 0 && !has_fmt) us = lucky_us;
     if (fmt == 1) us = tile == 0 ? 8.0 : (tile == 5 ? together_us : 9.0);
-    return aoe::Measurement::success(us * 1e-6, {}, us * 1e-6);
+    auto m = aoe::Measurement::success(us * 1e-6, {}, us * 1e-6);
+    if (energy) m.energy = aoe::Energy{.joules = us * 1e-6, .watts = 1.0};
+    return m;
   }
 };
 
 struct InteractingBackend {
   double together_us = 0;
   double lucky_us = 0;
+  bool energy = false;
   std::shared_ptr<std::atomic<int>> combined_calls = std::make_shared<std::atomic<int>>(0);
   [[nodiscard]] aoe::Result<InteractingRunner> make(bool tile, bool fmt) const {
     std::vector<aoe::Parameter> p;
     if (tile) p.push_back(aoe::range("tile", 0, 7));
     if (fmt) p.push_back(aoe::range("fmt", 0, 1));
-    return InteractingRunner{std::make_shared<const aoe::Space>(std::move(p)), tile, fmt,
-                             together_us, lucky_us};
+    return InteractingRunner{
+        std::make_shared<const aoe::Space>(std::move(p)), tile, fmt, together_us, lucky_us, energy};
   }
   [[nodiscard]] aoe::Result<InteractingRunner> create(const aoe::OperatorDesc& /*op*/,
                                                       aoe::KnowledgeKind kind) const {
@@ -381,13 +385,14 @@ struct InteractingBackend {
 };
 
 const aoe::OpatOperatorReport& single_operator_job(InteractingBackend& backend, const fs::path& dir,
-                                                   aoe::OpatJobResult& out) {
+                                                   aoe::OpatJobResult& out,
+                                                   const aoe::OpatOptions* given = nullptr) {
   aoe::Graph g = *aoe::parse_graph(R"({"format_version": 1, "name": "one",
     "tensors": {"a": {"shape": [8, 8], "dtype": "float16"}, "b": {"shape": [8, 8], "dtype": "float16"}},
     "nodes": [{"name": "r", "type": "Relu", "inputs": ["a"], "outputs": ["b"]}]})",
                                    "one.json");
   aoe::KnowledgeBank bank({.custom_root = dir / "bank"});
-  auto o = options(dir / "work");
+  auto o = given != nullptr ? *given : options(dir / "work");
   o.search = "grid";
   o.budget = {.evaluations = 64, .patience = 64};
   o.format_tuning = true;
@@ -441,6 +446,32 @@ TEST_CASE("opat: when the combination is slower than one kind alone, that kind i
   const std::string text = boost::json::serialize(tuned);
   CHECK(text.find("\"tile\":5") != std::string::npos);
   CHECK(text.find("\"fmt\":0") != std::string::npos);
+}
+
+TEST_CASE("opat pareto: a kind whose pick is not in use stores its default without the front") {
+  // Format's pick (fmt 1) is on its front, but the operator keeps Schedule only: with
+  // record_unsatisfied, Format's default is stored, and the front it was not picked from is not.
+  TempDir dir("combined_pareto");
+  InteractingBackend backend{.together_us = 7.0, .energy = true};
+  auto o = options(dir.path / "work");
+  o.objective = aoe::Objective{.kind = aoe::ObjectiveKind::pareto};
+  o.run.record_unsatisfied = true;
+  aoe::OpatJobResult job;
+  const auto& op = single_operator_job(backend, dir.path, job, &o);
+  CHECK(op.note.find("kept Schedule only") != std::string::npos);
+  aoe::KnowledgeBank bank({.custom_root = dir.path / "bank"});
+  const auto schedule = bank.entries({}, aoe::KnowledgeKind::schedule);
+  const auto format = bank.entries({}, aoe::KnowledgeKind::format);
+  REQUIRE(schedule.has_value());
+  REQUIRE(format.has_value());
+  REQUIRE(schedule->size() == 1);
+  REQUIRE(format->size() == 1);
+  const aoe::Record& kept = schedule->begin()->second;
+  REQUIRE_FALSE(kept.front.empty());  // Schedule's pick, with the front it was picked from
+  CHECK(kept.front.front().seconds == doctest::Approx(6e-6));
+  const aoe::Record& def = format->begin()->second;
+  CHECK(def.provenance.policy == "default");
+  CHECK(def.front.empty());
 }
 
 TEST_CASE("opat: the combination is compared with one kind alone measured the same way") {

@@ -824,8 +824,9 @@ template <class Runner>
                                            KnowledgeBank& bank, const OpatOptions& options,
                                            OpatJobState& job) {
   const Space& space = k.runner.space();
-  // A pareto pick is stored with the front it was picked from (the default too, when it is
-  // the pick); a kept hint is not.
+  // A pareto pick is stored with the front it was picked from (the default too, when the
+  // search found nothing better); a default stored while a better pick is not in use, and a
+  // kept hint, are not.
   const auto record = [&](const Configuration& c, double value, std::string how,
                           bool with_front = true) {
     Record rec{k.key, space.named_values(c), value,
@@ -838,7 +839,7 @@ template <class Runner>
       k.stored.has_value(), false, r.better.has_value() && used,
       options.run.record_unsatisfied && std::isfinite(default_score),
       [&] { return record(*r.better, r.better_value, policy); },
-      [&] { return record(k.def.configuration, default_score, "default"); });
+      [&] { return record(k.def.configuration, default_score, "default", !r.better); });
   if (!acc) return acc.error();
   r.perf.outcome = acc->outcome;
   if (k.hint && k.stored && !acc->use_found) {
