@@ -91,8 +91,12 @@ TEST_CASE("GPU settings: a configuration's clocks and power limit, read from its
   const auto refused = aoe::cuda::gpu_settings_of(bad, {0});
   REQUIRE_FALSE(refused.has_value());
   CHECK(refused.error().message ==
-        "parameter 'nvml_pwr_limit' = -5: expected a positive number "
-        "(watts)");
+        "parameter 'nvml_pwr_limit' = -5: expected a positive number of watts, at most 1000000");
+  const aoe::Space fast({aoe::values("nvml_gr_clock", {2000000})});
+  const auto too_fast = aoe::cuda::gpu_settings_of(fast, {0});
+  REQUIRE_FALSE(too_fast.has_value());
+  CHECK(too_fast.error().message ==
+        "parameter 'nvml_gr_clock' = 2000000: expected a positive number of MHz, at most 1000000");
 }
 
 TEST_CASE("GPU settings: applied only where they change, refused values named, found ones back") {

@@ -52,8 +52,13 @@ struct GpuSettingsRequest {
   friend bool operator==(const GpuSettingsRequest&, const GpuSettingsRequest&) = default;
 };
 
+/// The largest clock (MHz) and power limit (W) a configuration may ask for: a million MHz is a
+/// petahertz, a million watts a megawatt; anything above is a mistake in the space.
+inline constexpr double max_clock_mhz = 1e6;
+inline constexpr double max_power_limit_w = 1e6;
+
 /// The settings configuration `c` of `space` asks for. `invalid_argument` names a parameter whose
-/// value is not a positive number.
+/// value is not a positive number within its bound.
 [[nodiscard]] inline Result<GpuSettingsRequest> gpu_settings_of(const Space& space,
                                                                 const Configuration& c) {
   GpuSettingsRequest out;
@@ -64,11 +69,15 @@ struct GpuSettingsRequest {
     const double x = v.is_integer() ? static_cast<double>(v.as_integer())
                      : v.is_real()  ? v.as_real()
                                     : std::nan("");
-    if (!(x > 0) || !std::isfinite(x) || (name != power_limit_parameter && x > 1e6)) {
-      return make_error(Errc::invalid_argument,
-                        "parameter '" + name + "' = " + v.to_string() +
-                            ": expected a positive number (" +
-                            (name == power_limit_parameter ? "watts" : "MHz") + ")");
+    // NVML takes clocks in MHz and limits in milliwatts, as unsigned: the bounds keep both
+    // far inside what it can hold.
+    const bool watts = name == power_limit_parameter;
+    const double bound = watts ? max_power_limit_w : max_clock_mhz;
+    if (!(x > 0) || !std::isfinite(x) || x > bound) {
+      return make_error(Errc::invalid_argument, "parameter '" + name + "' = " + v.to_string() +
+                                                    ": expected a positive number of " +
+                                                    (watts ? "watts" : "MHz") + ", at most " +
+                                                    std::to_string(static_cast<long>(bound)));
     }
     if (name == sm_clock_parameter) out.sm_clock_mhz = static_cast<unsigned>(std::lround(x));
     if (name == memory_clock_parameter) {
