@@ -142,6 +142,40 @@ TEST_CASE("online: tuning finds a better configuration, stores it, then uses it"
   CHECK(s.regret_seconds > 0);
 }
 
+TEST_CASE("online transfer: another device's winner is measured right after the default") {
+  const aoe::Space space = grid_space();
+  aoe::MemoryRepository repo;
+  REQUIRE(repo.store({{key_a.problem, "other gpu"}, {{"x", 11}, {"y", 4}}, 2e-3, {}}).has_value());
+  REQUIRE(repo.store({{key_b.problem, "other gpu"}, {{"x", 1}, {"y", 1}}, 2e-3, {}}).has_value());
+  // Random search takes no warm start: the tuner measures the seed after the default. Simulated
+  // annealing takes it as its first point. Either way the optimum is the second candidate.
+  const auto second_is_optimum = [&](auto& online, const char* policy) {
+    CAPTURE(policy);
+    drive(online, key_a, 400);
+    const auto h = online.history(key_a);
+    REQUIRE(h.size() >= 2);
+    CHECK(h[0].configuration == aoe::Configuration{0, 0});
+    CHECK(h[1].configuration == aoe::Configuration{11, 4});
+    const auto summary = online.summary();
+    CHECK(summary.keys.at(0).transfer_seeds == 1);
+    CHECK(summary.to_string().find(", 1 from other devices") != std::string::npos);
+  };
+  aoe::Online<aoe::RandomSearch, aoe::MemoryRepository> random(space, tuning(), aoe::RandomSearch(),
+                                                               repo);
+  second_is_optimum(random, "random");
+  aoe::Online<aoe::SimulatedAnnealing<>, aoe::MemoryRepository> annealing(
+      space, tuning(), aoe::SimulatedAnnealing<>(), repo);
+  second_is_optimum(annealing, "annealing");
+  // Off: nothing from other devices.
+  auto off = tuning();
+  off.transfer.enabled = false;
+  aoe::Online<aoe::RandomSearch, aoe::MemoryRepository> plain(space, off, aoe::RandomSearch(),
+                                                              repo);
+  drive(plain, key_a, 50);
+  CHECK(plain.summary().keys.at(0).transfer_seeds == 0);
+  CHECK(plain.history(key_a).at(1).configuration != aoe::Configuration{11, 4});
+}
+
 TEST_CASE(
     "online: a promising candidate is repeated before it wins; a far-slower one is "
     "abandoned after one call") {

@@ -12,6 +12,8 @@
 #include <doctest/doctest.h>
 #include <sqlite3.h>
 
+#include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -201,6 +203,51 @@ TEST_CASE("tuning database: store and lookup any key, values keep their type") {
   CHECK(found->configuration[3].value.is_text());
   CHECK(found->configuration[3].value.as_text() == "16");
   CHECK(again.lookup(TuningKey{"transpose/n=2048/f32", "other"}).value() == std::nullopt);
+}
+
+TEST_CASE("tuning database: other devices' runs are transfer sources for a new device") {
+  static_assert(transfer_repository<TuningDatabase>);
+  TempDir dir("sqlite_transfer");
+  const auto l = test::bowl();
+  const TunerOptions options{.seed = 5};
+  std::vector<std::size_t> correct;
+  for (const char* device : {"gpu-a", "gpu-b"}) {
+    Tuner tuner(RandomSearch{}, InterruptingRunner{}, TuningDatabase(dir.file("t.db")), options);
+    const auto r = tuner.tune(l.space, TuningKey{"bowl", device}, MaxEvaluations{40});
+    // gpu-b starts from gpu-a's two best.
+    CHECK(r.transfer.seeds == (correct.empty() ? 0 : 2));
+    correct.push_back(r.count(Status::correct));
+  }
+  TuningDatabase db(dir.file("t.db"));
+  const auto sources = db.transfer_sources(TuningKey{"bowl", "new"});
+  REQUIRE(sources.has_value());
+  REQUIRE(sources->size() == 2);
+  std::vector<double> best;
+  for (std::size_t i = 0; i < 2; ++i) {
+    const TransferSource& s = (*sources)[i];
+    CHECK(s.device == (i == 0 ? "gpu-a" : "gpu-b"));
+    CHECK(s.points.size() == correct[i] + 1);  // its best record and its correct trials
+    best.push_back(HUGE_VAL);
+    for (const auto& p : s.points) {
+      CHECK(l.space.find(p.configuration).has_value());
+      best.back() = std::min(best.back(), p.value);
+    }
+  }
+  CHECK(db.transfer_sources(TuningKey{"bowl", "gpu-a"}).value().size() == 1);
+  CHECK(db.transfer_sources(TuningKey{"bowl#objective=energy", "new"}).value().empty());
+
+  // A new device starts from both. gpu-b measured gpu-a's two best, so gpu-a's weight is known
+  // (the fraction of gpu-b's optimum they reached); the first trial is the most trusted
+  // source's best.
+  Tuner tuner(RandomSearch{}, InterruptingRunner{}, std::move(db), TunerOptions{.seed = 9});
+  const auto r = tuner.tune(l.space, TuningKey{"bowl", "new"}, MaxEvaluations{10});
+  REQUIRE(r.transfer.sources.size() == 2);
+  const auto& a =
+      r.transfer.sources[0].device == "gpu-a" ? r.transfer.sources[0] : r.transfer.sources[1];
+  CHECK(a.predicted == 1);
+  CHECK(a.weight == doctest::Approx(best[1] / best[0]));
+  const bool a_first = r.transfer.sources[0].device == "gpu-a";
+  CHECK(r.history[0].measurement.value == doctest::Approx(best[a_first ? 0 : 1]));
 }
 
 TEST_CASE("tuning database: a pareto record keeps its front; a file of time records no table") {

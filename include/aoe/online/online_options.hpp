@@ -5,6 +5,7 @@
 
 #include "aoe/config/environment.hpp"
 #include "aoe/space/value.hpp"
+#include "aoe/vocab/transfer.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -54,6 +55,11 @@ struct OnlineOptions {
   std::optional<bool> repeat_tune{};
   /// The environment to read; nullopt: the process environment, read once at construction.
   std::optional<Environment> environment{};
+  /// Transfer across devices (docs/transfer.md), as `TunerOptions::transfer`: on by default, a
+  /// key being tuned measures other devices' best configurations of its problem first (the
+  /// repository's, where it is a `transfer_repository`, and `transfer.sources`), after the
+  /// default and the stored one.
+  TransferOptions transfer{};
   /// Print the summary to stderr when the tuner is destroyed (at exit for a static one), if it
   /// tuned anything or met a repository error.
   bool summary_at_exit = true;

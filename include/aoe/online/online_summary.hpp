@@ -50,7 +50,8 @@ struct OnlineKeySummary {
   /// Time lost to exploration: exploration_seconds minus exploration_calls times the best's
   /// time (what those calls would have cost with the configuration finally found).
   double regret_seconds = 0;
-  std::string repository_error;  ///< the last lookup or store error, if any
+  std::string repository_error;    ///< the last lookup or store error, if any
+  std::size_t transfer_seeds = 0;  ///< other devices' configurations measured first
 };
 
 /// Every key's account.
@@ -86,6 +87,9 @@ struct OnlineSummary {
                std::to_string(k.confirmed) + " confirmed, " + std::to_string(k.abandoned) +
                " abandoned, " + std::to_string(k.failed) + " failed), regret " +
                format(k.regret_seconds) + " s";
+      }
+      if (k.transfer_seeds > 0) {
+        out += ", " + std::to_string(k.transfer_seeds) + " from other devices";
       }
       if (!k.repository_error.empty()) out += "; repository: " + k.repository_error;
       out += '\n';

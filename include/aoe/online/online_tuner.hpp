@@ -21,6 +21,7 @@
 #include "aoe/space/typed_space.hpp"
 #include "aoe/tuner/concepts.hpp"
 #include "aoe/tuner/memory_repository.hpp"
+#include "aoe/tuner/transfer.hpp"
 #include "aoe/tuner/tuner.hpp"
 #include "aoe/vocab/trial.hpp"
 
@@ -267,6 +268,7 @@ class Online {
             k->exploration_seconds - static_cast<double>(k->exploration_calls) * k->best_seconds;
       }
       ks.repository_error = k->repository_error;
+      ks.transfer_seeds = k->transfer_seeds;
       s.keys.push_back(std::move(ks));
     }
     return s;
@@ -349,6 +351,7 @@ class Online {
     double exploration_seconds = 0;
     bool unstored = false;  // the best was found here and is not in the repository yet
     std::string repository_error;
+    std::size_t transfer_seeds = 0;  // other devices' configurations measured first
   };
 
   /// An insert-only open-addressing table of keys: readers probe with acquire loads, never a
@@ -465,10 +468,44 @@ class Online {
       k->search.emplace(prototype_);
       k->initial.push_back(default_);
       if (stored && *stored != default_) k->initial.push_back(*stored);
+      add_transfer(*k);
       k->best_seconds = std::numeric_limits<double>::quiet_NaN();
       k->tuning.store(true, std::memory_order_release);
     }
     return k;
+  }
+
+  /// Other devices' best configurations of the key's problem (plan_transfer): the policy's
+  /// first points when it takes a warm start, else measured after the key's initial ones.
+  void add_transfer(KeyState& k) {
+    const TransferOptions& o = options_.transfer;
+    if (!o.enabled) return;
+    std::vector<TransferSource> found;
+    if constexpr (transfer_repository<Repo>) {
+      std::lock_guard repo_lock(repo_mutex_);
+      if (auto got = repo_.transfer_sources(k.key)) {
+        found = std::move(*got);
+      } else {
+        k.repository_error = got.error().what();
+      }
+    }
+    std::vector<const TransferSource*> sources;
+    for (const auto& s : o.sources) {
+      if (s.device != k.key.device) sources.push_back(&s);
+    }
+    for (const auto& s : found) sources.push_back(&s);
+    auto plan = plan_transfer(space_, std::span<const TransferSource* const>(sources), o);
+    k.transfer_seeds = plan.seeds.size();
+    bool taken = false;
+    if constexpr (takes_warm_start<Search>) {
+      taken = static_cast<bool>(k.search->warm_start(std::span<const Configuration>(plan.seeds)));
+    }
+    if (taken) return;
+    for (auto& c : plan.seeds) {
+      if (std::find(k.initial.begin(), k.initial.end(), c) == k.initial.end()) {
+        k.initial.push_back(std::move(c));
+      }
+    }
   }
 
   const Choice* make_choice(KeyState& k, const Configuration& c) {

@@ -6,6 +6,7 @@
 #include "aoe/space/configuration.hpp"
 #include "aoe/space/space.hpp"
 #include "aoe/tuner/concepts.hpp"
+#include "aoe/tuner/transfer.hpp"
 #include "aoe/vocab/objective.hpp"
 #include "aoe/vocab/trial.hpp"
 
@@ -68,6 +69,11 @@ class AnySearch {
     self_->observe(trials);
   }
 
+  /// The held policy's `warm_start(seeds)` (aoe::takes_warm_start); false when it has none.
+  bool warm_start(std::span<const Configuration> seeds) {
+    AOE_ASSERT(self_, "AnySearch::warm_start on an empty AnySearch");
+    return self_->warm_start(seeds);
+  }
   /// The held policy's `multi_objective(objective)` (aoe::Tuner); false when it has none.
   bool multi_objective(const Objective& objective) {
     AOE_ASSERT(self_, "AnySearch::multi_objective on an empty AnySearch");
@@ -89,6 +95,7 @@ class AnySearch {
     virtual std::vector<Configuration> propose(std::size_t n) = 0;
     virtual void observe(std::span<const Trial> trials) = 0;
     virtual bool multi_objective(const Objective& objective) = 0;
+    virtual bool warm_start(std::span<const Configuration> seeds) = 0;
   };
 
   template <class S>
@@ -109,6 +116,13 @@ class AnySearch {
       }
     }
 
+    bool warm_start(std::span<const Configuration> seeds) override {
+      if constexpr (takes_warm_start<S>) {
+        return static_cast<bool>(policy.warm_start(seeds));
+      } else {
+        return false;
+      }
+    }
     S policy;
     std::string name_ = "custom";
   };

@@ -5,6 +5,7 @@
 #include "aoe/core/random.hpp"
 #include "aoe/search/any_search.hpp"
 #include "aoe/search/bayesian/bayesian.hpp"
+#include "aoe/search/detail/initial_design.hpp"
 #include "aoe/search/detail/visited.hpp"
 #include "aoe/search/evolutionary.hpp"
 #include "aoe/search/simulated_annealing.hpp"
@@ -75,6 +76,13 @@ class Ensemble {
     return m;
   }
 
+  /// Transfer's seeds (aoe::takes_warm_start): measured first, after `initial`, within the
+  /// initial design; replaced by the next call.
+  bool warm_start(std::span<const Configuration> seeds) {
+    warm_.assign(seeds.begin(), seeds.end());
+    return true;
+  }
+
   void start(SpaceView view, std::uint64_t seed) {
     view_ = view;
     rng_.reseed(seed);
@@ -88,7 +96,8 @@ class Ensemble {
       members_[i].start(view, derive_seed(seed, i + 1));
     }
     design_.clear();
-    for (auto it = options_.initial.rbegin(); it != options_.initial.rend(); ++it) {
+    const auto first = detail::first_points(options_.initial, warm_);
+    for (auto it = first.rbegin(); it != first.rend(); ++it) {
       if (it->size() == view->dimensions() && view->is_valid(*it)) design_.push_back(*it);
     }
   }
@@ -202,6 +211,7 @@ class Ensemble {
   }
 
   EnsembleOptions options_;
+  std::vector<Configuration> warm_;  // transfer's seeds (warm_start)
   std::vector<AnySearch> members_;
   SpaceView view_;
   Rng rng_;

@@ -118,6 +118,13 @@ class Evolutionary {
     }
   }
 
+  /// Transfer's seeds (aoe::takes_warm_start): measured first, after `initial`, within the
+  /// initial design; replaced by the next call.
+  bool warm_start(std::span<const Configuration> seeds) {
+    warm_.assign(seeds.begin(), seeds.end());
+    return true;
+  }
+
   void start(SpaceView view, std::uint64_t seed) {
     view_ = view;
     rng_.reseed(seed);
@@ -205,9 +212,9 @@ class Evolutionary {
     if (population_.size() < 2) {
       // The first generation (or a new one when every individual failed): spread over the
       // space, starting from the given configurations.
-      const std::span<const Configuration> given =
-          proposed_ == 0 ? std::span<const Configuration>(options_.initial)
-                         : std::span<const Configuration>();
+      const std::vector<Configuration> given = proposed_ == 0
+                                                   ? detail::first_points(options_.initial, warm_)
+                                                   : std::vector<Configuration>();
       for (auto& c : detail::initial_design(*view_, given, std::max(count, options_.population),
                                             visited_, rng_)) {
         queue_.push_back(std::move(c));
@@ -409,6 +416,7 @@ class Evolutionary {
   }
 
   EvolutionaryOptions options_;
+  std::vector<Configuration> warm_;  // transfer's seeds (warm_start)
   Model model_;
   SpaceView view_;
   Rng rng_;

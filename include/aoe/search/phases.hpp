@@ -49,6 +49,11 @@ class Phases {
   /// The phase in use (0-based).
   [[nodiscard]] std::size_t phase() const noexcept { return current_; }
 
+  /// Transfer's seeds (aoe::takes_warm_start) go to the first phase: whether it takes them.
+  bool warm_start(std::span<const Configuration> seeds) {
+    return !phases_.empty() && phases_[0].search.warm_start(seeds);
+  }
+
   void start(SpaceView view, std::uint64_t seed) {
     view_ = view;
     seed_ = seed;

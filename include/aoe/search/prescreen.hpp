@@ -8,6 +8,7 @@
 #define AOE_SEARCH_PRESCREEN_HPP
 
 #include "aoe/core/random.hpp"
+#include "aoe/search/detail/initial_design.hpp"
 #include "aoe/search/detail/visited.hpp"
 #include "aoe/space/configuration.hpp"
 #include "aoe/space/space.hpp"
@@ -57,11 +58,19 @@ class PreScreen {
 
   [[nodiscard]] static constexpr std::string_view name() noexcept { return "prescreen"; }
 
+  /// Transfer's seeds (aoe::takes_warm_start): measured first, after `initial`; replaced by
+  /// the next call.
+  bool warm_start(std::span<const Configuration> seeds) {
+    warm_.assign(seeds.begin(), seeds.end());
+    return true;
+  }
+
   void start(SpaceView view, std::uint64_t seed) {
     view_ = view;
     rng_.reseed(seed);
     visited_.clear();
     next_initial_ = 0;
+    first_ = detail::first_points(options_.initial, warm_);
     ranked_.clear();
     next_ranked_ = 0;
     global_taken_ = 0;
@@ -147,8 +156,8 @@ class PreScreen {
   }
 
   std::optional<Configuration> from_initial() {
-    while (next_initial_ < options_.initial.size()) {
-      const Configuration& c = options_.initial[next_initial_++];
+    while (next_initial_ < first_.size()) {
+      const Configuration& c = first_[next_initial_++];
       if (c.size() == view_->dimensions() && view_->is_valid(c) && !visited_.contains(c)) return c;
     }
     return std::nullopt;
@@ -193,6 +202,8 @@ class PreScreen {
   }
 
   PreScreenOptions options_;
+  std::vector<Configuration> warm_;   // transfer's seeds (warm_start)
+  std::vector<Configuration> first_;  // initial, then warm_
   Model model_;
   SpaceView view_;
   Rng rng_;

@@ -73,6 +73,13 @@ class SimulatedAnnealing {
 
   [[nodiscard]] static constexpr std::string_view name() noexcept { return "annealing"; }
 
+  /// Transfer's seeds (aoe::takes_warm_start): measured first, after `initial`, within the
+  /// initial design; replaced by the next call.
+  bool warm_start(std::span<const Configuration> seeds) {
+    warm_.assign(seeds.begin(), seeds.end());
+    return true;
+  }
+
   void start(SpaceView view, std::uint64_t seed) {
     view_ = view;
     rng_.reseed(seed);
@@ -81,7 +88,8 @@ class SimulatedAnnealing {
     best_.reset();
     current_value_ = best_value_ = std::numeric_limits<double>::infinity();
     step_ = since_improvement_ = restarts_ = 0;
-    new_design(options_.initial, std::max<std::size_t>(1, options_.initial_samples));
+    new_design(detail::first_points(options_.initial, warm_),
+               std::max<std::size_t>(1, options_.initial_samples));
   }
 
   [[nodiscard]] std::vector<Configuration> propose(std::size_t n) {
@@ -170,6 +178,7 @@ class SimulatedAnnealing {
   }
 
   SimulatedAnnealingOptions options_;
+  std::vector<Configuration> warm_;  // transfer's seeds (warm_start)
   Cooling cooling_;
   SpaceView view_;
   Rng rng_;

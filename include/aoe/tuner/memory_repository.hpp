@@ -4,10 +4,12 @@
 
 #include "aoe/core/error.hpp"
 #include "aoe/vocab/record.hpp"
+#include "aoe/vocab/transfer.hpp"
 
 #include <cstddef>
 #include <map>
 #include <optional>
+#include <vector>
 
 namespace aoe {
 
@@ -31,6 +33,18 @@ class MemoryRepository {
       return StoreOutcome::updated;
     }
     return StoreOutcome::kept;
+  }
+
+  /// The records of `key.problem` on other devices than `key.device`, one source each (its
+  /// winner), by device (aoe::transfer_repository, docs/transfer.md).
+  [[nodiscard]] Result<std::vector<TransferSource>> transfer_sources(const TuningKey& key) const {
+    std::vector<TransferSource> out;
+    for (auto it = records_.lower_bound(TuningKey{key.problem, {}});
+         it != records_.end() && it->first.problem == key.problem; ++it) {
+      if (it->first.device == key.device) continue;
+      out.push_back({it->first.device, {{it->second.configuration, it->second.value}}});
+    }
+    return out;
   }
 
   [[nodiscard]] std::size_t size() const noexcept { return records_.size(); }

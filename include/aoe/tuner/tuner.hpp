@@ -13,6 +13,7 @@
 #include "aoe/tuner/concepts.hpp"
 #include "aoe/tuner/memory_repository.hpp"
 #include "aoe/tuner/stop_conditions.hpp"
+#include "aoe/tuner/transfer.hpp"
 #include "aoe/tuner/tuning_result.hpp"
 #include "aoe/vocab/objective.hpp"
 #include "aoe/vocab/run_log.hpp"
@@ -44,6 +45,11 @@ struct TunerOptions {
   /// `invalid_argument`, at the first valid one without), keys the repository apart
   /// (`Objective::key_suffix`) and shows the search policy the objective's score as the value.
   Objective objective{};
+  /// Transfer across devices (docs/transfer.md): on by default, the best configurations other
+  /// devices found for the key's problem (the repository's, where it is a
+  /// `transfer_repository`, and `transfer.sources`) are measured first, the most trusted
+  /// device's first. `TuningResult::transfer` says what was taken.
+  TransferOptions transfer{};
 };
 
 namespace detail {
@@ -236,6 +242,9 @@ class Tuner {
     bool stop_requested = false;       ///< an observer asked the run to stop
     std::vector<FrontPoint> front;     ///< pareto: the non-dominated trials, by time
     bool policy_ranks_front = false;   ///< pareto: the policy is shown trials as measured
+    /// Transfer's seeds the policy did not take: the tuner proposes them before the policy.
+    std::vector<Configuration> served;
+    std::size_t next_served = 0;
 
     [[nodiscard]] double clock() const { return result.search_seconds + result.measure_seconds; }
   };
@@ -258,6 +267,7 @@ class Tuner {
     }
     r.policy_ranks_front = detail::tell_objective(search_, options_.objective) &&
                            options_.objective.kind == ObjectiveKind::pareto;
+    prepare_transfer(r);
     timed(r.result.search_seconds, [&] { search_.start(r.view, derive_seed(options_.seed, 0)); });
     (notify_start(observers, r.view, r.state), ...);
     open_log(r);
@@ -269,8 +279,9 @@ class Tuner {
         r.result.reason = StopReason::condition;
         break;
       }
-      std::vector<Configuration> batch;
-      timed(r.result.search_seconds, [&] { batch = search_.propose(n); });
+      std::vector<Configuration> batch = take_served(r, n);
+      const bool served = !batch.empty();
+      if (!served) timed(r.result.search_seconds, [&] { batch = search_.propose(n); });
       if (batch.empty()) {
         r.result.reason = StopReason::exhausted;
         break;
@@ -283,7 +294,7 @@ class Tuner {
         break;
       }
       if (r.new_count != 0) r.stalled = 0;
-      observe(r, batch, observers...);
+      observe(r, batch, !served, observers...);
       if (r.stop_requested) {
         r.result.reason = StopReason::observer;
         break;
@@ -312,6 +323,51 @@ class Tuner {
     std::size_t n = options_.batch_size == 0 ? 1 : options_.batch_size;
     if (const auto left = remaining_evaluations(stop, state)) n = std::min(n, *left);
     return n;
+  }
+
+  /// Transfer's seeds for this run (plan_transfer): from `options.transfer.sources` (other
+  /// devices than the key's) and the repository's other devices. The policy takes them as its
+  /// first points when it can (`takes_warm_start`, told even when there are none, so that a
+  /// previous run's go); otherwise they wait in `r.served` for the loop to propose first. A
+  /// repository that cannot say is a repository error, not a failed run.
+  void prepare_transfer(Run& r) {
+    const TransferOptions& o = options_.transfer;
+    std::vector<TransferSource> found;
+    std::vector<const TransferSource*> sources;
+    if (o.enabled) {
+      if constexpr (transfer_repository<Repo>) {
+        if (r.key != nullptr) {
+          if (auto got = repo_.transfer_sources(*r.key)) {
+            found = std::move(*got);
+          } else {
+            r.result.repository_error = got.error();
+          }
+        }
+      }
+      for (const auto& s : o.sources) {
+        if (r.key == nullptr || s.device != r.key->device) sources.push_back(&s);
+      }
+      for (const auto& s : found) sources.push_back(&s);
+    }
+    TransferPlan plan = plan_transfer(r.space, std::span<const TransferSource* const>(sources), o);
+    r.result.transfer.sources = std::move(plan.sources);
+    r.result.transfer.seeds = plan.seeds.size();
+    bool taken = false;
+    if constexpr (takes_warm_start<Search>) {
+      taken = static_cast<bool>(search_.warm_start(std::span<const Configuration>(plan.seeds)));
+    }
+    r.result.transfer.by_policy = taken && !plan.seeds.empty();
+    if (!taken) r.served = std::move(plan.seeds);
+  }
+
+  /// Up to `n` of the tuner's own transfer seeds not evaluated yet; empty once they are all out.
+  static std::vector<Configuration> take_served(Run& r, std::size_t n) {
+    std::vector<Configuration> batch;
+    while (r.next_served < r.served.size() && batch.size() < n) {
+      const Configuration& c = r.served[r.next_served++];
+      if (!r.seen.contains(c)) batch.push_back(c);
+    }
+    return batch;
   }
 
   /// With a repository that logs trials: opens the run, and takes back the trials of an
@@ -469,9 +525,11 @@ class Tuner {
   }
 
   /// Tells the observers about the batch's new trials, then hands the policy its trials in
-  /// proposal order, new and old alike.
+  /// proposal order, new and old alike (`tell_policy`: the policy proposed the batch; the
+  /// tuner's transfer seeds go to the observers only).
   template <class... Observers>
-  void observe(Run& r, const std::vector<Configuration>& batch, Observers&... observers) {
+  void observe(Run& r, const std::vector<Configuration>& batch, bool tell_policy,
+               Observers&... observers) {
     std::vector<Trial> observed;
     for (const auto& c : batch) {
       const auto it = r.seen.find(c);
@@ -484,6 +542,7 @@ class Tuner {
     bool any = false;
     ((any = detail::notify_batch(observers, batch_trials, r.state) || any), ...);
     r.stop_requested = r.stop_requested || any;
+    if (!tell_policy) return;
     timed(r.result.search_seconds, [&] { search_.observe(std::span<const Trial>(observed)); });
   }
 

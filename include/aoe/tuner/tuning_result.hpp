@@ -5,6 +5,7 @@
 #include "aoe/core/error.hpp"
 #include "aoe/vocab/record.hpp"
 #include "aoe/vocab/status.hpp"
+#include "aoe/vocab/transfer.hpp"
 #include "aoe/vocab/trial.hpp"
 
 #include <array>
@@ -63,6 +64,8 @@ struct TuningResult {
   std::string policy;                         ///< the search policy's name
   /// Trials taken from the repository's log of an interrupted run instead of being measured.
   std::size_t replayed = 0;
+  /// What the run took from other devices (TunerOptions::transfer, docs/transfer.md).
+  TransferReport transfer{};
 
   [[nodiscard]] bool found() const noexcept { return best_configuration.has_value(); }
   [[nodiscard]] std::size_t count(Status s) const noexcept {

@@ -13,6 +13,7 @@
 #include "aoe/vocab/run_log.hpp"
 #include "aoe/vocab/status.hpp"
 #include "aoe/vocab/timing.hpp"
+#include "aoe/vocab/transfer.hpp"
 
 #include <signal.h>
 #include <unistd.h>
@@ -177,6 +178,45 @@ class TuningDatabase {
     if (auto r = store_front(record, fingerprint); !r) return r.error();
     if (auto r = tx->commit(); !r) return r.error();
     return outcome;
+  }
+
+  // ---- transfer_repository ------------------------------------------------------------------
+
+  /// What other devices than `key.device` know of `key.problem` (docs/transfer.md): per
+  /// device, its best records (one per space it was tuned on) and, for a time objective, the
+  /// correct trials its runs logged, so that the sources can be weighed on each other. A key
+  /// with an objective suffix (`#objective=...`) takes the best records only: a trial's value is
+  /// its time, not that objective's score.
+  [[nodiscard]] Result<std::vector<TransferSource>> transfer_sources(const TuningKey& key) const {
+    const bool with_trials = key.problem.find("#objective=") == std::string::npos;
+    auto s = conn_.prepare(
+        "SELECT p.device, p.point, j.key, j.value, j.type, p.value FROM ("
+        "SELECT device, 'b' || rowid AS point, configuration, value FROM best "
+        "WHERE problem = ?1 AND device <> ?2 "
+        "UNION ALL SELECT r.device, 't' || t.run_id || '.' || t.evaluation, t.configuration, "
+        "t.value FROM trials t JOIN runs r ON r.id = t.run_id "
+        "WHERE ?3 AND r.problem = ?1 AND r.device <> ?2 AND t.status = 'correct' "
+        "AND t.value IS NOT NULL) p, json_each(p.configuration) j "
+        "ORDER BY p.device, p.point, j.id");
+    if (!s) return s.error();
+    s->bind(1, key.problem).bind(2, key.device).bind(3, static_cast<std::int64_t>(with_trials));
+    std::vector<TransferSource> out;
+    std::string point;
+    auto read = s->each_row([&](const detail::sqlite::Statement& row) {
+      std::string device = row.text(0);
+      if (out.empty() || out.back().device != device) {
+        out.push_back({std::move(device), {}});
+        point.clear();
+      }
+      auto& points = out.back().points;
+      if (std::string p = row.text(1); points.empty() || p != point) {
+        point = std::move(p);
+        points.push_back({{}, row.real(5)});
+      }
+      points.back().configuration.push_back({row.text(2), column_value(row, 3, 4)});
+    });
+    if (!read) return read.error();
+    return out;
   }
 
   // ---- trial_log ----------------------------------------------------------------------------

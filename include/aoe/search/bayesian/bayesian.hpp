@@ -152,6 +152,13 @@ class Bayesian {
 
   [[nodiscard]] static constexpr std::string_view name() noexcept { return "bayesian"; }
 
+  /// Transfer's seeds (aoe::takes_warm_start): measured first, after `initial`, within the
+  /// initial design; replaced by the next call.
+  bool warm_start(std::span<const Configuration> seeds) {
+    warm_.assign(seeds.begin(), seeds.end());
+    return true;
+  }
+
   void start(SpaceView view, std::uint64_t seed) {
     view_ = view;
     rng_.reseed(seed);
@@ -188,8 +195,8 @@ class Bayesian {
     } else {
       seen_raw_.clear();
     }
-    design_ =
-        detail::initial_design(*view, options_.initial, options_.initial_samples, visited_, rng_);
+    design_ = detail::initial_design(*view, detail::first_points(options_.initial, warm_),
+                                     options_.initial_samples, visited_, rng_);
     for (const auto& c : design_) mark_seen(c);
     std::reverse(design_.begin(), design_.end());
   }
@@ -599,6 +606,7 @@ class Bayesian {
   }
 
   BayesianOptions options_;
+  std::vector<Configuration> warm_;  // transfer's seeds (warm_start)
   Surrogate surrogate_;
   std::optional<Surrogate> isotropic_;  // see BayesianOptions::isotropic_every
   std::size_t picks_ = 0;               // picks made by a surrogate

@@ -20,6 +20,17 @@
 
 namespace aoe::detail {
 
+/// The configurations a policy measures first: its `initial` option, then the tuner's warm
+/// start (transfer's seeds, docs/transfer.md), each once.
+[[nodiscard]] inline std::vector<Configuration> first_points(std::span<const Configuration> initial,
+                                                             std::span<const Configuration> warm) {
+  std::vector<Configuration> out(initial.begin(), initial.end());
+  for (const auto& c : warm) {
+    if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
+  }
+  return out;
+}
+
 /// Up to `n` distinct valid configurations not in `visited`: first those of `given` that are
 /// valid (in order, repeats dropped), then a Latin hypercube sample (McKay, Beckman, Conover,
 /// Technometrics 1979) of the encoding: each parameter's range is cut into as many strata as

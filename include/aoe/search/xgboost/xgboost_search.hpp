@@ -60,6 +60,13 @@ class XGBoostSearch {
 
   [[nodiscard]] static constexpr std::string_view name() noexcept { return "xgboost"; }
 
+  /// Transfer's seeds (aoe::takes_warm_start): measured first, after `initial`, within the
+  /// initial design; replaced by the next call.
+  bool warm_start(std::span<const Configuration> seeds) {
+    warm_.assign(seeds.begin(), seeds.end());
+    return true;
+  }
+
   void start(SpaceView view, std::uint64_t seed) {
     view_ = view;
     rng_.reseed(seed);
@@ -71,10 +78,10 @@ class XGBoostSearch {
     model_ = XGBoostModel(mo, options_.context, options_.prior);
     // Earlier trials rank this problem's candidates from the start; winners alone do not.
     const bool prior = options_.prior && options_.prior->rows.size() > options_.prior->winner_rows;
-    const std::size_t n =
-        std::max(options_.initial.size(),
-                 prior ? options_.initial_samples_with_prior : options_.initial_samples);
-    for (auto& c : detail::initial_design(*view_, options_.initial, n, visited_, rng_)) {
+    const auto first = detail::first_points(options_.initial, warm_);
+    const std::size_t n = std::max(
+        first.size(), prior ? options_.initial_samples_with_prior : options_.initial_samples);
+    for (auto& c : detail::initial_design(*view_, first, n, visited_, rng_)) {
       queue_.push_back(std::move(c));
     }
   }
@@ -228,6 +235,7 @@ class XGBoostSearch {
   }
 
   XGBoostSearchOptions options_;
+  std::vector<Configuration> warm_;  // transfer's seeds (warm_start)
   XGBoostModel model_;
   SpaceView view_;
   Rng rng_;
