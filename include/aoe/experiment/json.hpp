@@ -223,6 +223,14 @@ inline boost::json::object input_json(const ProblemResult& pr, const Settings& s
     boost::json::array sources;
     for (const auto& s : p.transfer_sources) sources.push_back(boost::json::value(s));
     in["transfer_sources"] = std::move(sources);
+    boost::json::array weights;
+    for (const auto& w : p.transfer_weights) {
+      weights.push_back({{"source", w.device},
+                         {"weight", w.weight},
+                         {"predicted", w.predicted},
+                         {"seeds", w.seeds}});
+    }
+    in["transfer_weights"] = std::move(weights);
     in["transfer_configurations"] = p.transfer.size();
   }
   boost::json::object random;

@@ -11,6 +11,7 @@
 #include "aoe/measure/replay/replay_runner.hpp"
 #include "aoe/space/configuration.hpp"
 #include "aoe/space/space.hpp"
+#include "aoe/tuner/transfer.hpp"
 #include "aoe/vocab/measurement.hpp"
 #include "aoe/vocab/objective.hpp"
 #include "aoe/vocab/status.hpp"
@@ -19,6 +20,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <span>
 #include <string>
@@ -44,9 +46,10 @@ struct Problem {
   /// configurations of the other inputs with the same parameters (other devices), interleaved
   /// by rank (`add_transfer`).
   std::vector<Configuration> transfer;
-  std::vector<std::string> transfer_sources;  ///< the inputs `transfer` came from
-  std::size_t configurations = 0;             ///< configurations of the space (failed included)
-  std::size_t valid_configurations = 0;       ///< of which measured correctly
+  std::vector<std::string> transfer_sources;     ///< the inputs `transfer` came from, by weight
+  std::vector<TransferWeight> transfer_weights;  ///< how far each was trusted (add_transfer)
+  std::size_t configurations = 0;                ///< configurations of the space (failed included)
+  std::size_t valid_configurations = 0;          ///< of which measured correctly
   /// The recorded time-energy front (every valid recorded configuration with energy), by time;
   /// empty when the recording has no energy. What a Pareto tuning's hypervolume is scored
   /// against (Settings::objective).
@@ -170,37 +173,44 @@ inline std::vector<Configuration> best_recorded(const replay::Recording& r, std:
 }
 
 /// Transfer across devices, leaving each input's own recording out: for every recorded
-/// problem, `Problem::transfer` becomes the `top` best configurations of each other recorded
-/// problem with the same parameters (same names and values, so the same kernel recorded on
-/// other devices), rank 1 of every source first, then rank 2, ..., without repeats.
+/// problem, `Problem::transfer` becomes the seeds `plan_transfer` takes from the other recorded
+/// problems with the same parameters (same names and values, so the same kernel recorded on
+/// other devices), each a source of all its correct entries: the `top` best of each, the
+/// sources ordered by how well their best did on the other sources (aoe/tuner/transfer.hpp,
+/// as `aoe::Tuner` does), rank 1 of every source first, then rank 2, ..., without repeats.
+/// `Problem::transfer_sources` names the sources in that order.
 inline void add_transfer(std::vector<Problem>& problems, std::size_t top) {
-  std::vector<std::vector<Configuration>> ranked(problems.size());
+  std::vector<TransferSource> as_source(problems.size());
   for (std::size_t q = 0; q < problems.size(); ++q) {
-    if (problems[q].recording) ranked[q] = detail::best_recorded(*problems[q].recording, top);
+    if (!problems[q].recording) continue;
+    const auto& r = *problems[q].recording;
+    as_source[q].device = problems[q].name;
+    for (std::size_t i = 0; i < r.entries().size(); ++i) {
+      if (r.entries()[i].status != Status::correct) continue;
+      as_source[q].points.push_back(
+          {problems[q].space->named_values(r.recorded()[i]), r.entries()[i].value});
+    }
   }
+  const TransferOptions options{.per_source = top,
+                                .max_seeds = std::numeric_limits<std::size_t>::max()};
   for (std::size_t p = 0; p < problems.size(); ++p) {
     auto& target = problems[p];
     target.transfer.clear();
     target.transfer_sources.clear();
+    target.transfer_weights.clear();
     if (!target.recording) continue;
-    std::vector<std::size_t> sources;
+    std::vector<const TransferSource*> sources;
     for (std::size_t q = 0; q < problems.size(); ++q) {
       if (q != p && problems[q].recording && problems[q].source != target.source &&
           detail::same_parameters(*problems[q].space, *target.space)) {
-        sources.push_back(q);
-        target.transfer_sources.push_back(problems[q].name);
+        sources.push_back(&as_source[q]);
       }
     }
-    for (std::size_t rank = 0; rank < top; ++rank) {
-      for (const std::size_t q : sources) {
-        if (rank >= ranked[q].size()) continue;
-        const auto& c = ranked[q][rank];
-        if (std::find(target.transfer.begin(), target.transfer.end(), c) == target.transfer.end() &&
-            target.space->is_valid(c)) {
-          target.transfer.push_back(c);
-        }
-      }
-    }
+    auto plan =
+        plan_transfer(*target.space, std::span<const TransferSource* const>(sources), options);
+    target.transfer = std::move(plan.seeds);
+    for (const auto& w : plan.sources) target.transfer_sources.push_back(w.device);
+    target.transfer_weights = std::move(plan.sources);
   }
 }
 
