@@ -180,3 +180,16 @@ TEST_CASE("tuner transfer: a policy that takes a warm start gets the seeds as it
   CHECK_FALSE(off.transfer.by_policy);
   CHECK(off.history[0].configuration != Configuration{4, 3});  // the previous seeds are gone
 }
+
+TEST_CASE("tuner transfer: seeds planned elsewhere go first, invalid ones and repeats dropped") {
+  TunerOptions o;
+  o.transfer.sources = {recording("a", 3, 3)};
+  o.transfer.seeds = {{9, 9}, {5, 5}, {5, 5}, {3, 3}};  // (9,9) breaks x + y <= 16
+  Tuner<CountingGrid, BowlRunner> tuner(CountingGrid{}, BowlRunner{}, o);
+  const auto r = tuner.tune(grid(), MaxEvaluations{5});
+  CHECK(r.transfer.seeds == 3);  // (5,5), (3,3), then a's second best (2,3)
+  REQUIRE(r.history.size() == 5);
+  CHECK(r.history[0].configuration == Configuration{5, 5});
+  CHECK(r.history[1].configuration == Configuration{3, 3});
+  CHECK(r.history[2].configuration == Configuration{2, 3});
+}

@@ -99,14 +99,13 @@ inline std::vector<double> run_once(const Problem& problem, const Strategy& stra
   const std::optional<double> seconds = settings.budget_seconds;
   SearchStart start;
   if (settings.start_from_default) start.initial = problem.defaults;
-  if (settings.transfer) {
-    start.initial.insert(start.initial.end(), problem.transfer.begin(), problem.transfer.end());
-  }
   AnySearch policy = strategy.make(start);
   if (!policy) throw std::invalid_argument("the strategy's make returned no policy");
-  Tuner<AnySearch, ProblemRunner> tuner(
-      std::move(policy), ProblemRunner{&problem},
-      TunerOptions{.seed = seed, .objective = settings.objective});
+  // Transfer's seeds go through the tuner, as for any aoe::Tuner user (docs/transfer.md): the
+  // policy's warm start, or the tuner's own proposals for a policy without one.
+  TunerOptions options{.seed = seed, .objective = settings.objective};
+  if (settings.transfer) options.transfer.seeds = problem.transfer;
+  Tuner<AnySearch, ProblemRunner> tuner(std::move(policy), ProblemRunner{&problem}, options);
   DeviceTimeLimit limit{.limit = seconds.value_or(inf)};
   const auto result = tuner.tune(*problem.space, MaxEvaluations{length}, limit);
   if (settings.traces) {

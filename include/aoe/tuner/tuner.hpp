@@ -19,6 +19,7 @@
 #include "aoe/vocab/run_log.hpp"
 #include "aoe/vocab/trial.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -350,6 +351,7 @@ class Tuner {
       for (const auto& s : found) sources.push_back(&s);
     }
     TransferPlan plan = plan_transfer(r.space, std::span<const TransferSource* const>(sources), o);
+    if (o.enabled && !o.seeds.empty()) plan.seeds = given_first(r.space, o.seeds, plan.seeds);
     r.result.transfer.sources = std::move(plan.sources);
     r.result.transfer.seeds = plan.seeds.size();
     bool taken = false;
@@ -358,6 +360,21 @@ class Tuner {
     }
     r.result.transfer.by_policy = taken && !plan.seeds.empty();
     if (!taken) r.served = std::move(plan.seeds);
+  }
+
+  /// `given`'s valid configurations, then `planned`'s, each once.
+  static std::vector<Configuration> given_first(const Space& space,
+                                                std::span<const Configuration> given,
+                                                std::vector<Configuration>& planned) {
+    std::vector<Configuration> out;
+    const auto add = [&](const Configuration& c) {
+      if (space.is_valid(c) && std::find(out.begin(), out.end(), c) == out.end()) {
+        out.push_back(c);
+      }
+    };
+    for (const auto& c : given) add(c);
+    for (const auto& c : planned) add(c);
+    return out;
   }
 
   /// Up to `n` of the tuner's own transfer seeds not evaluated yet; empty once they are all out.

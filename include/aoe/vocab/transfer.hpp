@@ -3,6 +3,7 @@
 #ifndef AOE_VOCAB_TRANSFER_HPP
 #define AOE_VOCAB_TRANSFER_HPP
 
+#include "aoe/space/configuration.hpp"
 #include "aoe/space/value.hpp"
 
 #include <cstddef>
@@ -42,6 +43,10 @@ struct TransferOptions {
   /// Sources given by the caller (recordings of the same kernel on other devices), beside the
   /// repository's. A source named as the key's device is left out: it is the target itself.
   std::vector<TransferSource> sources{};
+  /// Configurations of the space tuned to measure first, before the planned ones: seeds
+  /// planned elsewhere (`aoe-bench --transfer` plans them once per input). Invalid ones and
+  /// repeats are dropped; `max_seeds` does not bound them.
+  std::vector<Configuration> seeds{};
 };
 
 /// How far one source was trusted.
