@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <set>
+#include <span>
 #include <vector>
 
 TYPE_TO_STRING(aoe::SimulatedAnnealing<>);
@@ -115,4 +116,44 @@ TEST_CASE("annealing takes a trial it did not propose as known, and may move to 
   std::vector<Trial> foreign{{optimum, l.evaluate(l.space, optimum)}};
   sa.observe(foreign);  // better than anything: accepted as the current point
   for (const auto& c : sa.propose(20)) CHECK(c != optimum);
+}
+
+TEST_CASE("annealing leaves a transfer seed it cannot improve on at its restart") {
+  // (5,5) is a local minimum that every other point is worse than but the far optimum. A seed
+  // there (warm_start) is another device's best: at the restart the walk leaves it for fresh
+  // points. The same point given as `initial` is this run's own: the first restart resumes from
+  // it (`restart_from_best`). A neighbour of (5,5), adjacent or Hamming, keeps x or y at 5.
+  using namespace aoe;
+  const Space space({range("x", 0, 63), range("y", 0, 63)});
+  const auto value = [](const Configuration& c) {
+    if (c == Configuration{5, 5}) return 0.5;
+    if (c == Configuration{60, 60}) return 0.1;
+    return 1.0 + 0.001 * (static_cast<double>(c[0]) + static_cast<double>(c[1]));
+  };
+  const auto fresh_after_restart = [&](SimulatedAnnealing<>& sa) {
+    sa.start(space, 11);
+    std::vector<Configuration> proposed;
+    while (proposed.size() < 10) {
+      const auto batch = sa.propose(1);
+      REQUIRE(batch.size() == 1);
+      proposed.push_back(batch[0]);
+      const Trial t{batch[0], Measurement::success(value(batch[0]))};
+      sa.observe(std::span<const Trial>(&t, 1));
+    }
+    REQUIRE(proposed[0] == Configuration{5, 5});
+    // Proposals 2-6: the walk around (5,5), none better; the 6th trial restarts it.
+    for (std::size_t i = 1; i < 6; ++i) CHECK((proposed[i][0] == 5 || proposed[i][1] == 5));
+    std::size_t fresh = 0;
+    for (std::size_t i = 6; i < 10; ++i) fresh += proposed[i][0] != 5 && proposed[i][1] != 5;
+    return fresh;
+  };
+  const SimulatedAnnealingOptions o{.long_jump = 0, .restart_after = 5, .initial_samples = 1};
+  SimulatedAnnealing<> seeded(o);
+  const Configuration seed{5, 5};
+  REQUIRE(seeded.warm_start(std::span<const Configuration>(&seed, 1)));
+  CHECK(fresh_after_restart(seeded) >= 3);  // a fresh design over the space
+  auto own = o;
+  own.initial = {seed};
+  SimulatedAnnealing<> resumed(own);
+  CHECK(fresh_after_restart(resumed) == 0);  // back around (5,5)
 }

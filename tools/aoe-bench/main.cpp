@@ -14,6 +14,7 @@
 // Exit codes: 0 success; 1 internal error; 2 bad usage (flags, unknown strategy); 3 an input
 // could not be read (missing, corrupt, wrong schema); 4 an output could not be written (checked
 // before the experiment starts, and again when it is written).
+#include "protocol.hpp"
 #include "record.hpp"
 #include "repetitions.hpp"
 #include "report.hpp"
@@ -32,6 +33,9 @@
 #include <aoe/vocab/objective.hpp>
 
 #include <CLI/CLI.hpp>
+#include <boost/json/array.hpp>
+#include <boost/json/object.hpp>
+#include <boost/json/serialize.hpp>
 #include <unistd.h>
 
 #include <algorithm>
@@ -128,6 +132,8 @@ struct Flags {
   std::size_t transfer_top = 2;
   std::string objective = "time";  ///< --objective
   std::string pick = "knee";       ///< --pareto-pick
+  std::string protocol_path;       ///< --protocol: the tuning and held-out parts
+  std::string datasets_dir;        ///< --datasets: where the protocol's files are
 };
 
 /// Every search policy's name, comma-separated (for the help and the errors).
@@ -140,10 +146,19 @@ std::string policy_names() {
 /// The experiment's flags on `app`, read into `f`.
 void add_flags(CLI::App& app, Flags& f) {
   experiment::Settings& settings = f.settings;
-  app.add_option("--input", f.inputs,
-                 "recorded spaces (Kernel Tuner cache or T4 results files, .json or .json.gz) or "
-                 "simulator operators: sim:<workload>[@<SoC>]")
-      ->required();
+  auto* input = app.add_option("--input", f.inputs,
+                               "recorded spaces (Kernel Tuner cache or T4 results files, .json "
+                               "or .json.gz) or simulator operators: sim:<workload>[@<SoC>]");
+  auto* protocol = app.add_option(
+      "--protocol", f.protocol_path,
+      "instead of --input: a protocol file (bench/protocol.json) whose spaces, read from "
+      "--datasets, are run as two parts: the tuning part and the held-out part (one kernel "
+      "family and one device), each with its own table and JSON (docs/research.md)");
+  auto* datasets = app.add_option("--datasets", f.datasets_dir,
+                                  "with --protocol: the directory of its space files");
+  input->excludes(protocol);
+  protocol->needs(datasets);
+  datasets->needs(protocol);
   app.add_option("--strategy", f.strategies,
                  "search policies, comma-separated, or all: " + policy_names())
       ->required();
@@ -382,9 +397,125 @@ int write_outputs(const std::vector<experiment::ProblemResult>& results, const F
   return exit_ok;
 }
 
+// ---- --protocol: the tuning part and the held-out part ---------------------------------------
+
+/// The protocol's spaces from --datasets, each with whether it is held out; exit_ok, or
+/// exit_input naming the protocol or the space file that cannot be read.
+int load_protocol(const Flags& f, bool speaks, aoe_bench::Protocol& protocol,
+                  std::vector<experiment::Problem>& problems, std::vector<bool>& held) {
+  auto read = aoe_bench::read_protocol(f.protocol_path);
+  if (!read) {
+    if (speaks) std::fprintf(stderr, "aoe-bench: %s\n", read.error().what().c_str());
+    return exit_input;
+  }
+  protocol = std::move(*read);
+  for (const auto& s : protocol.spaces) {
+    const auto file = (std::filesystem::path(f.datasets_dir) / s.file).string();
+    auto problem = experiment::load_problem(file, f.cartesian);
+    if (!problem) {
+      if (speaks) {
+        std::fprintf(stderr, "aoe-bench: --protocol %s: space '%s': %s\n", f.protocol_path.c_str(),
+                     s.file.c_str(), problem.error().what().c_str());
+      }
+      return exit_input;
+    }
+    problems.push_back(std::move(*problem));
+    held.push_back(protocol.held_out(s));
+  }
+  return exit_ok;
+}
+
+/// One line per strategy: the part's mean fraction of the optimum at 25, 50, 100 (up to the
+/// budget) and its mean score, each with the 95 % interval of the JSON's `summary`.
+std::string part_summary(const boost::json::array& summary) {
+  std::string out;
+  const auto number = [](const boost::json::value& v) {
+    return v.is_double() ? v.as_double() : std::numeric_limits<double>::quiet_NaN();
+  };
+  for (const auto& row : summary) {
+    const auto& o = row.as_object();
+    out += "  " + std::string(o.at("name").as_string()) + ":";
+    const auto& fractions = o.at("fraction_of_optimum").as_object();
+    const auto& ci = o.at("ci95").as_object().at("fraction_of_optimum").as_object();
+    for (const char* k : {"25", "50", "100"}) {
+      if (!fractions.contains(k)) continue;
+      char text[96];
+      const auto* interval = ci.if_contains(k);
+      if (interval != nullptr && interval->is_array()) {
+        std::snprintf(text, sizeof text, " f@%s %.3f [%.3f, %.3f]", k, number(fractions.at(k)),
+                      number(interval->as_array()[0]), number(interval->as_array()[1]));
+      } else {
+        std::snprintf(text, sizeof text, " f@%s %.3f", k, number(fractions.at(k)));
+      }
+      out += text;
+    }
+    char score[48];
+    std::snprintf(score, sizeof score, ", score %.3f\n", number(o.at("score")));
+    out += score;
+  }
+  return out;
+}
+
+/// --protocol: both parts run with the same strategies, settings and seed; the JSON holds the
+/// protocol and each part's experiment, the table each part's rows and summary.
+int run_protocol(Flags& f, const std::vector<experiment::Strategy>& strategies, bool terminal,
+                 bool speaks) {
+  aoe_bench::Protocol protocol;
+  std::vector<experiment::Problem> problems;
+  std::vector<bool> held;
+  if (const int code = load_protocol(f, speaks, protocol, problems, held); code != exit_ok) {
+    return code;
+  }
+  if (f.settings.transfer) {
+    if (const int code = transfer_inputs(problems, f.transfer_top); code != exit_ok) return code;
+  }
+  std::vector<experiment::Problem> parts[2];
+  for (std::size_t i = 0; i < problems.size(); ++i) parts[held[i] ? 1 : 0].push_back(problems[i]);
+  boost::json::object json;
+  boost::json::object about;
+  about["file"] = protocol.path;
+  about["held_out_family"] = protocol.held_out_family;
+  about["held_out_device"] = protocol.held_out_device;
+  std::string text;
+  experiment::Settings shown = f.settings;
+  shown.traces = f.traces;
+  for (int k = 0; k < 2; ++k) {
+    const char* part = k == 0 ? "tuning" : "held_out";
+    if (terminal) f.settings.on_progress = terminal_progress();
+    auto results = experiment::run(parts[k], strategies, f.settings);
+    if (terminal) std::fprintf(stderr, "\r\033[K");
+    if (!results) {
+      if (speaks) std::fprintf(stderr, "aoe-bench: %s\n", results.error().what().c_str());
+      return exit_internal;
+    }
+    boost::json::array names;
+    for (const auto& p : parts[k]) names.emplace_back(p.name);
+    about[part] = std::move(names);
+    auto part_json = experiment::to_json(*results, shown);
+    text +=
+        std::string(k == 0 ? "== tuning part" : "== held-out part (family ") +
+        (k == 0 ? "" : protocol.held_out_family + ", device " + protocol.held_out_device + ")") +
+        ": " + std::to_string(parts[k].size()) + " spaces\n" +
+        experiment::table(*results, f.settings) + "mean over the part's spaces:\n" +
+        part_summary(part_json.as_object().at("summary").as_array());
+    json[part] = std::move(part_json);
+  }
+  json["protocol"] = std::move(about);
+  if (!speaks) return exit_ok;
+  if (auto w = aoe_bench::write_file(f.json_path, boost::json::serialize(json) + "\n"); !w) {
+    std::fprintf(stderr, "aoe-bench: --json: %s\n", w.error().what().c_str());
+    return exit_output;
+  }
+  std::fputs(text.c_str(), stdout);
+  return exit_ok;
+}
+
 /// The experiment once the flags are read: inputs, repetitions, outputs, table.
 int run(Flags& f, const std::vector<experiment::Strategy>& strategies,
         const aoe_bench::MpiRepetitions* mpi, bool speaks) {
+  if (!f.protocol_path.empty()) {
+    return run_protocol(f, strategies, mpi == nullptr && ::isatty(::fileno(stderr)) == 1, speaks);
+  }
   std::vector<experiment::Problem> problems;
   if (const int code = load_inputs(f, speaks, problems); code != exit_ok) return code;
   if (f.settings.transfer) {
@@ -435,6 +566,19 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     const int code = speaks ? app.exit(e) : (e.get_exit_code() == 0 ? 0 : 1);
     return code == 0 ? exit_ok : exit_usage;
+  }
+  if (f.inputs.empty() == f.protocol_path.empty()) {
+    if (speaks) std::fprintf(stderr, "aoe-bench: expected --input or --protocol (one of them)\n");
+    return exit_usage;
+  }
+  if (!f.protocol_path.empty() &&
+      !(f.plot_path.empty() && f.report_path.empty() && f.methodology_dir.empty())) {
+    if (speaks) {
+      std::fprintf(stderr,
+                   "aoe-bench: --protocol: --plot, --report and --methodology take one "
+                   "experiment; run the part's spaces with --input for them\n");
+    }
+    return exit_usage;
   }
   if (mpi) f.settings.run_repetitions = mpi->runner();
   if (f.budget_seconds > 0) f.settings.budget_seconds = f.budget_seconds;

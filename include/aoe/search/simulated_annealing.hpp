@@ -143,7 +143,11 @@ class SimulatedAnnealing {
       ++step_;
       if (since_improvement_ >= options_.restart_after) {
         step_ = since_improvement_ = 0;
-        if (options_.restart_from_best && ++restarts_ % 2 == 1 && best_) {
+        // A best that is still one of transfer's seeds is another device's basin that the walk
+        // could not improve on: the restart leaves it for fresh points (docs/transfer.md).
+        const bool in_seed_basin =
+            best_ && std::find(warm_.begin(), warm_.end(), *best_) != warm_.end();
+        if (options_.restart_from_best && ++restarts_ % 2 == 1 && best_ && !in_seed_basin) {
           current_ = best_;
           current_value_ = best_value_;
         } else {
