@@ -143,9 +143,8 @@ std::string policy_names() {
   return names;
 }
 
-/// The experiment's flags on `app`, read into `f`.
-void add_flags(CLI::App& app, Flags& f) {
-  experiment::Settings& settings = f.settings;
+/// What the experiment runs on: --input, or --protocol with --datasets.
+void add_input_flags(CLI::App& app, Flags& f) {
   auto* input = app.add_option("--input", f.inputs,
                                "recorded spaces (Kernel Tuner cache or T4 results files, .json "
                                "or .json.gz) or simulator operators: sim:<workload>[@<SoC>]");
@@ -159,6 +158,12 @@ void add_flags(CLI::App& app, Flags& f) {
   input->excludes(protocol);
   protocol->needs(datasets);
   datasets->needs(protocol);
+}
+
+/// The experiment's flags on `app`, read into `f`.
+void add_flags(CLI::App& app, Flags& f) {
+  experiment::Settings& settings = f.settings;
+  add_input_flags(app, f);
   app.add_option("--strategy", f.strategies,
                  "search policies, comma-separated, or all: " + policy_names())
       ->required();
