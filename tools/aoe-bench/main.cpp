@@ -211,10 +211,10 @@ void add_flags(CLI::App& app, Flags& f) {
                "configurations absent from the file fail (status constraints) and cost an "
                "evaluation, as in the TEVC 2022 benchmark (name suffix @cartesian)");
   app.add_flag("--transfer", settings.transfer,
-               "transfer across devices: annealing, evolutionary, bayesian and ensemble first "
-               "measure the best --transfer-top configurations of every other input with the "
-               "same parameters (the same kernel on other devices; the input's own recording is "
-               "left out)");
+               "transfer across devices, as aoe::Tuner does it: every policy first measures the "
+               "best --transfer-top configurations of every other input with the same "
+               "parameters (the same kernel on other devices; the input's own recording is left "
+               "out), the sources ordered by weight (docs/transfer.md)");
   app.add_flag("--traces", f.traces,
                "keep every repetition's evaluations in the JSON (per strategy, \"traces\": "
                "values in order, null where it failed, device seconds charged, wall seconds of "
