@@ -174,6 +174,13 @@ TEST_CASE("online transfer: another device's winner is measured right after the 
   drive(plain, key_a, 50);
   CHECK(plain.summary().keys.at(0).transfer_seeds == 0);
   CHECK(plain.history(key_a).at(1).configuration != aoe::Configuration{11, 4});
+  // Seeds planned elsewhere (OnlineOptions::transfer.seeds) go first, without a repository.
+  auto given = tuning();
+  given.transfer.seeds = {{11, 4}};
+  aoe::Online<aoe::RandomSearch> seeded(space, given, aoe::RandomSearch());
+  drive(seeded, key_b, 50);
+  CHECK(seeded.history(key_b).at(1).configuration == aoe::Configuration{11, 4});
+  CHECK(seeded.summary().keys.at(0).transfer_seeds == 1);
 }
 
 TEST_CASE(

@@ -489,12 +489,7 @@ class Online {
         k.repository_error = got.error().what();
       }
     }
-    std::vector<const TransferSource*> sources;
-    for (const auto& s : o.sources) {
-      if (s.device != k.key.device) sources.push_back(&s);
-    }
-    for (const auto& s : found) sources.push_back(&s);
-    auto plan = plan_transfer(space_, std::span<const TransferSource* const>(sources), o);
+    auto plan = plan_transfer_for(space_, &k.key, o, found);
     k.transfer_seeds = plan.seeds.size();
     bool taken = false;
     if constexpr (takes_warm_start<Search>) {

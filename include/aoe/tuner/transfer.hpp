@@ -163,6 +163,34 @@ struct MappedSource {
   return plan_transfer(space, std::span<const TransferSource* const>(held), options);
 }
 
+/// A run's plan, as `aoe::Tuner` and `aoe::Online` make it: `options.seeds` (the valid ones)
+/// first, then `plan_transfer` over `options.sources` on other devices than the key's (every
+/// one when `key` is null) and `found`, the repository's sources; each configuration once.
+/// Nothing when transfer is off.
+[[nodiscard]] inline TransferPlan plan_transfer_for(const Space& space, const TuningKey* key,
+                                                    const TransferOptions& options,
+                                                    std::span<const TransferSource> found) {
+  if (!options.enabled) return {};
+  std::vector<const TransferSource*> sources;
+  for (const auto& s : options.sources) {
+    if (key == nullptr || s.device != key->device) sources.push_back(&s);
+  }
+  for (const auto& s : found) sources.push_back(&s);
+  TransferPlan plan =
+      plan_transfer(space, std::span<const TransferSource* const>(sources), options);
+  if (options.seeds.empty()) return plan;
+  std::vector<Configuration> seeds;
+  const auto add = [&](const Configuration& c) {
+    if (space.is_valid(c) && std::find(seeds.begin(), seeds.end(), c) == seeds.end()) {
+      seeds.push_back(c);
+    }
+  };
+  for (const auto& c : options.seeds) add(c);
+  for (const auto& c : plan.seeds) add(c);
+  plan.seeds = std::move(seeds);
+  return plan;
+}
+
 }  // namespace aoe
 
 #endif  // AOE_TUNER_TRANSFER_HPP

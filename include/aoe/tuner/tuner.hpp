@@ -332,26 +332,17 @@ class Tuner {
   /// previous run's go); otherwise they wait in `r.served` for the loop to propose first. A
   /// repository that cannot say is a repository error, not a failed run.
   void prepare_transfer(Run& r) {
-    const TransferOptions& o = options_.transfer;
     std::vector<TransferSource> found;
-    std::vector<const TransferSource*> sources;
-    if (o.enabled) {
-      if constexpr (transfer_repository<Repo>) {
-        if (r.key != nullptr) {
-          if (auto got = repo_.transfer_sources(*r.key)) {
-            found = std::move(*got);
-          } else {
-            r.result.repository_error = got.error();
-          }
+    if constexpr (transfer_repository<Repo>) {
+      if (options_.transfer.enabled && r.key != nullptr) {
+        if (auto got = repo_.transfer_sources(*r.key)) {
+          found = std::move(*got);
+        } else {
+          r.result.repository_error = got.error();
         }
       }
-      for (const auto& s : o.sources) {
-        if (r.key == nullptr || s.device != r.key->device) sources.push_back(&s);
-      }
-      for (const auto& s : found) sources.push_back(&s);
     }
-    TransferPlan plan = plan_transfer(r.space, std::span<const TransferSource* const>(sources), o);
-    if (o.enabled && !o.seeds.empty()) plan.seeds = given_first(r.space, o.seeds, plan.seeds);
+    TransferPlan plan = plan_transfer_for(r.space, r.key, options_.transfer, found);
     r.result.transfer.sources = std::move(plan.sources);
     r.result.transfer.seeds = plan.seeds.size();
     bool taken = false;
@@ -360,21 +351,6 @@ class Tuner {
     }
     r.result.transfer.by_policy = taken && !plan.seeds.empty();
     if (!taken) r.served = std::move(plan.seeds);
-  }
-
-  /// `given`'s valid configurations, then `planned`'s, each once.
-  static std::vector<Configuration> given_first(const Space& space,
-                                                std::span<const Configuration> given,
-                                                std::vector<Configuration>& planned) {
-    std::vector<Configuration> out;
-    const auto add = [&](const Configuration& c) {
-      if (space.is_valid(c) && std::find(out.begin(), out.end(), c) == out.end()) {
-        out.push_back(c);
-      }
-    };
-    for (const auto& c : given) add(c);
-    for (const auto& c : planned) add(c);
-    return out;
   }
 
   /// Up to `n` of the tuner's own transfer seeds not evaluated yet; empty once they are all out.
