@@ -53,6 +53,10 @@ enum class FrontPick : std::uint8_t {
   return "knee";
 }
 
+/// What `Objective::key_suffix` starts with: a key whose problem holds it is tuned for an
+/// objective other than time.
+inline constexpr std::string_view objective_key_marker = "#objective=";
+
 /// An objective. Aggregate: `aoe::Objective{.kind = aoe::ObjectiveKind::energy}`. The default
 /// (time, no cap) is the single-objective tuning of every earlier release: its files, keys and
 /// records are unchanged.
@@ -82,7 +86,7 @@ struct Objective {
   /// empty for plain time, else "#objective=energy", "#objective=pareto:knee,cap=300W".
   [[nodiscard]] std::string key_suffix() const {
     if (plain_time()) return {};
-    std::string out = "#objective=" + std::string(to_string(kind));
+    std::string out = std::string(objective_key_marker) + std::string(to_string(kind));
     if (kind == ObjectiveKind::pareto) out += ":" + std::string(to_string(pick));
     if (power_cap_watts > 0) out += ",cap=" + format_watts(power_cap_watts) + "W";
     return out;

@@ -9,6 +9,7 @@
 #include "aoe/repo/sqlite/detail/connection.hpp"
 #include "aoe/space/value.hpp"
 #include "aoe/vocab/measurement.hpp"
+#include "aoe/vocab/objective.hpp"
 #include "aoe/vocab/record.hpp"
 #include "aoe/vocab/run_log.hpp"
 #include "aoe/vocab/status.hpp"
@@ -188,7 +189,7 @@ class TuningDatabase {
   /// with an objective suffix (`#objective=...`) takes the best records only: a trial's value is
   /// its time, not that objective's score.
   [[nodiscard]] Result<std::vector<TransferSource>> transfer_sources(const TuningKey& key) const {
-    const bool with_trials = key.problem.find("#objective=") == std::string::npos;
+    const bool with_trials = key.problem.find(objective_key_marker) == std::string::npos;
     auto s = conn_.prepare(
         "SELECT p.device, p.point, j.key, j.value, j.type, p.value FROM ("
         "SELECT device, 'b' || rowid AS point, configuration, value FROM best "
