@@ -80,3 +80,67 @@ TEST_CASE(
     }
   }
 }
+
+TEST_CASE("a search spec sets the named options and nothing else") {
+  auto spec = aoe::parse_search_spec("bayesian:initial_samples=5:local_every=3:feasibility=false");
+  REQUIRE(spec.has_value());
+  CHECK(spec->name == "bayesian");
+  REQUIRE(spec->settings.size() == 3);
+  auto o = aoe::detail::options_of(*spec, aoe::bayesian_settings);
+  REQUIRE(o.has_value());
+  CHECK(o->initial_samples == 5);
+  CHECK(o->local_every == 3);
+  CHECK_FALSE(o->feasibility);
+  CHECK(o->candidates == aoe::BayesianOptions{}.candidates);
+  auto a = aoe::detail::options_of(*aoe::parse_search_spec("annealing:long_jump=0.25"),
+                                   aoe::annealing_settings);
+  REQUIRE(a.has_value());
+  CHECK(a->long_jump == doctest::Approx(0.25));
+  CHECK(a->restart_after == aoe::SimulatedAnnealingOptions{}.restart_after);
+
+  // Through make_search: the setting is in force (evolutionary stops after max_trials), and a
+  // spec that repeats a default proposes exactly what the bare name does.
+  const aoe::Space space({aoe::range("x", 0, 15), aoe::range("y", 0, 15)});
+  auto capped = aoe::make_search("evolutionary:max_trials=5");
+  REQUIRE(capped.has_value());
+  CHECK(capped->name() == "evolutionary");
+  capped->start(space, 7);
+  CHECK(capped->propose(8).size() == 5);
+  auto bare = aoe::make_search("bayesian");
+  auto same = aoe::make_search("bayesian:initial_samples=10");
+  REQUIRE(bare.has_value());
+  REQUIRE(same.has_value());
+  bare->start(space, 11);
+  same->start(space, 11);
+  CHECK(bare->propose(6) == same->propose(6));
+}
+
+TEST_CASE("a bad search spec is an error that names the policy, the key and the value") {
+  const auto message = [](const char* text) {
+    auto made = aoe::make_search(text);
+    REQUIRE(made.has_error());
+    CHECK(made.error().code == aoe::make_error_code(aoe::Errc::invalid_argument));
+    return made.error().message;
+  };
+  const auto has = [](const std::string& text, const char* part) {
+    CAPTURE(text);
+    CHECK(text.find(part) != std::string::npos);
+  };
+  has(message("bayesian:"), "an empty setting");
+  has(message(":initial_samples=3"), "expected a policy's name");
+  has(message("bayesian:initial_samples"), "setting 'initial_samples': expected KEY=VALUE");
+  has(message("bayesian:initial_samples=3:initial_samples=4"), "given twice");
+  const auto unknown = message("bayesian:initial_sample=3");
+  has(unknown, "setting 'initial_sample' is not one of its settings");
+  has(unknown, "initial_samples (10)");
+  has(unknown, "feasibility (true)");
+  has(message("bayesian:initial_samples=many"), "'many': expected a whole number");
+  has(message("bayesian:initial_samples=1"), "'1': expected at least 2");
+  has(message("annealing:long_jump=1.5"), "'1.5': expected 0 to 1");
+  has(message("annealing:restart_from_best=maybe"), "expected true or false");
+  has(message("evolutionary:crossover_min=0.95"), "crossover_min is above crossover_max");
+  has(message("evolutionary:population=4:elite=4"), "elite must be below population");
+  has(message("bayesian:max_observations=700"), "max_active is below max_observations");
+  has(message("grid:order=spread"), "search policy 'grid' takes no settings (given 'order')");
+  has(message("hill-climbing:x=1"), "unknown search policy 'hill-climbing'");
+}

@@ -266,6 +266,25 @@ TEST_CASE("aoe-bench: an unknown strategy is an error, not a crash") {
   CHECK(results.error().message.find("nope") != std::string::npos);
 }
 
+TEST_CASE("aoe-bench: a policy with settings runs beside its defaults, named by its spec") {
+  aoe::test::TempDir dir("aoe_bench_settings");
+  const auto problems = tiny_problem(dir);
+  const aoe::experiment::Settings settings{
+      .budget = 6, .budget_seconds = {}, .repeats = 4, .seed = 5};
+  auto results = run_experiment(problems, {"evolutionary", "evolutionary:max_trials=3"}, settings);
+  REQUIRE(results.has_value());
+  const auto& s = (*results)[0].strategies;
+  REQUIRE(s.size() == 2);
+  CHECK(s[0].name == "evolutionary");
+  CHECK(s[1].name == "evolutionary:max_trials=3");
+  for (const auto e : s[0].evaluations_run) CHECK(e == 6);
+  for (const auto e : s[1].evaluations_run) CHECK(e == 3);  // the setting is in force
+  auto bad = run_experiment(problems, {"bayesian:initial_samples=0"}, settings);
+  REQUIRE_FALSE(bad.has_value());
+  CHECK(bad.error().message.find("setting 'initial_samples' = '0': expected at least 2") !=
+        std::string::npos);
+}
+
 TEST_CASE("aoe-bench: a budget in seconds is spent in recorded device time") {
   aoe::test::TempDir dir("aoe_bench_seconds");
   const auto problems = tiny_problem(dir);
@@ -296,6 +315,25 @@ TEST_CASE("aoe-bench: progress is reported once per repetition, in order") {
 }
 
 #ifdef AOE_TOOL_AOE_BENCH_PATH
+TEST_CASE("aoe-bench --strategy: a setting the policy does not take is exit 2, named") {
+  aoe::test::TempDir dir("aoe_bench_bad_setting");
+  const std::string input =
+      dir.write("tiny.json", aoe::test::kernel_tuner_cache(aoe::test::tiny_entries()));
+  const std::string out = dir.file("out.txt");
+  const std::string cmd = std::string(AOE_TOOL_AOE_BENCH_PATH) + " --input " + input +
+                          " --strategy random,annealing:restart_after=x --budget 2 --repeats 1 "
+                          "--seed 1 --json " +
+                          dir.file("r.json") + " > " + out + " 2>&1";
+  const int status = std::system(cmd.c_str());
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 2);
+  std::ifstream in(out);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(text.find("search policy 'annealing': setting 'restart_after' = 'x': expected a whole "
+                  "number") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir.file("r.json")));
+}
+
 TEST_CASE("aoe-bench: the console table is labelled and states the cutoff extension") {
   aoe::test::TempDir dir("aoe_bench_console");
   const std::string input =

@@ -3,7 +3,8 @@
 //
 //   aoe-bench record --output FILE [--kernel gemm] [--size N] [--sample K] [--seed S]
 //                                   (measures on an OpenCL device; record.hpp)
-//   aoe-bench --input FILE... --strategy NAME[,NAME...] --budget N [--budget-seconds S]
+//   aoe-bench --input FILE... --strategy NAME[:KEY=VALUE...][,NAME...] --budget N
+//             [--budget-seconds S]
 //             --repeats R --seed S --json OUT [--plot OUT.svg] [--threads T]
 //             [--start-from-default] [--cutoff P] [--cutoff-start P] [--cutoff-valid-only]
 //             [--max-score-evaluations N] [--cartesian] [--transfer [--transfer-top K]]
@@ -165,7 +166,10 @@ void add_flags(CLI::App& app, Flags& f) {
   experiment::Settings& settings = f.settings;
   add_input_flags(app, f);
   app.add_option("--strategy", f.strategies,
-                 "search policies, comma-separated, or all: " + policy_names())
+                 "search policies, comma-separated, or all: " + policy_names() +
+                     "; each may set options of annealing, evolutionary, bayesian or ensemble "
+                     "as NAME:KEY=VALUE[:KEY=VALUE...], e.g. bayesian:initial_samples=5 (a "
+                     "wrong key lists the valid ones; docs/search.md#settings-by-name)")
       ->required();
   app.add_option("--budget", settings.budget, "unique evaluations per repetition")
       ->required()
