@@ -89,7 +89,7 @@ int run_sgat_command(const CommonOptions& common, const SgatFlags& flags,
   aoe::SgatOptions o{.nonhomo_split = flags.nonhomo_split, .reload = flags.reload};
   int code = exit_usage;
   const auto graph =
-      start_model_job(aoe::make_search(common.search_or("evolutionary")),
+      start_model_job(aoe::make_job_search(common.search_or("evolutionary")),
                       aoe::sgat_budget_preset(common.optimization_level), common, env, io, o, code);
   if (!graph) return code;
   o.run.on_event = sgat_progress(common, io, aoe::sim::model_timing(soc.name).kind);

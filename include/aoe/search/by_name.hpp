@@ -50,6 +50,27 @@ struct SearchStart {
   std::optional<AnalyticCostModel> analytic{};
 };
 
+/// "evolutionary"'s options before the protocol tuned them (docs/research.md, "Tuned
+/// defaults"): population 20, tournament 3, step_mutation 0.7. aoe's jobs keep them (OPAT's
+/// own genetic search, the phases of "analytic" and "annealing-evolutionary", SGAT's and GDAT's
+/// "evolutionary": `make_job_search`): their settings were measured on Ascend operators and
+/// graphs, and the protocol's recorded GPU spaces say nothing about those.
+[[nodiscard]] inline EvolutionaryOptions job_evolutionary_options() {
+  EvolutionaryOptions o;
+  o.population = 20;
+  o.tournament = 3;
+  o.step_mutation = 0.7;
+  return o;
+}
+
+/// "annealing"'s options before the protocol tuned them: initial_temperature 0.1; the
+/// annealing phase of "analytic" and "annealing-evolutionary" keeps it.
+[[nodiscard]] inline SimulatedAnnealingOptions pre_protocol_annealing_options() {
+  SimulatedAnnealingOptions o;
+  o.initial_temperature = 0.1;
+  return o;
+}
+
 /// Evaluations of the first phase of "annealing-evolutionary".
 inline constexpr std::size_t annealing_phase = 48;
 
@@ -57,9 +78,9 @@ inline constexpr std::size_t annealing_phase = 48;
 /// `annealing_phase` evaluations, then a genetic search (population 24) whose first generation
 /// is the best of what annealing measured (search/phases.hpp).
 [[nodiscard]] inline Phases annealing_evolutionary(std::vector<Configuration> initial) {
-  SimulatedAnnealingOptions a;
+  SimulatedAnnealingOptions a = pre_protocol_annealing_options();
   a.initial = std::move(initial);
-  EvolutionaryOptions e;
+  EvolutionaryOptions e = job_evolutionary_options();
   e.population = 24;
   std::vector<Phase> phases;
   phases.push_back({AnySearch(SimulatedAnnealing<>(std::move(a))), annealing_phase});
@@ -78,11 +99,11 @@ inline constexpr std::size_t prescreen_phase = 48;
 /// spaces) it runs as "annealing-evolutionary" does, under this name.
 [[nodiscard]] inline Phases analytic_search(std::vector<Configuration> initial,
                                             const std::optional<AnalyticCostModel>& model) {
-  EvolutionaryOptions e;
+  EvolutionaryOptions e = job_evolutionary_options();
   e.population = 24;
   std::vector<Phase> phases;
   if (!model) {
-    SimulatedAnnealingOptions a;
+    SimulatedAnnealingOptions a = pre_protocol_annealing_options();
     a.initial = std::move(initial);
     phases.push_back({AnySearch(SimulatedAnnealing<>(std::move(a))), annealing_phase});
     phases.push_back({AnySearch(Evolutionary<>(std::move(e)))});
@@ -288,6 +309,17 @@ template <class = void>
 template <class = void>
 [[nodiscard]] Result<AnySearch> make_search(std::string_view text) {
   return make_search<>(text, SearchStart{});
+}
+
+/// The policy aoe's subgraph and gradient jobs (SGAT, GDAT) tune with for `name`:
+/// `make_search(name, start)`, except that "evolutionary" runs on `job_evolutionary_options()`.
+template <class = void>
+[[nodiscard]] Result<AnySearch> make_job_search(std::string_view name,
+                                                const SearchStart& start = {}) {
+  if (name != "evolutionary") return make_search<>(name, start);
+  EvolutionaryOptions o = job_evolutionary_options();
+  o.initial = start.initial;
+  return AnySearch(Evolutionary<>(std::move(o)));
 }
 
 }  // namespace aoe

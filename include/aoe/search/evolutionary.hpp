@@ -40,7 +40,11 @@ enum class Crossover : std::uint8_t {
 };
 
 struct EvolutionaryOptions {
-  std::size_t population = 20;  ///< individuals per generation
+  /// Individuals per generation. This, `tournament` and `step_mutation` were chosen on the
+  /// protocol's tuning part (bench/tune-defaults; docs/research.md, "Tuned defaults"): 10, 5
+  /// and 0.5 against the 20, 3 and 0.7 before, which aoe's jobs keep
+  /// (`job_evolutionary_options`, search/by_name.hpp).
+  std::size_t population = 10;
   /// Configurations proposed in all before `propose` returns none (0: no limit).
   std::size_t max_trials = 0;
   /// Crossover and per-gene mutation probabilities move within these ranges with the
@@ -51,11 +55,11 @@ struct EvolutionaryOptions {
   double mutation_min = 0.05;
   double mutation_max = 0.25;
   std::size_t elite = 2;       ///< best individuals copied into the next generation unchanged
-  std::size_t tournament = 3;  ///< individuals per selection tournament
+  std::size_t tournament = 5;  ///< individuals per selection tournament
   Crossover crossover = Crossover::uniform;
   /// Probability that a mutated gene steps one level (the neighbourhood move) rather than
   /// jumping to a random level.
-  double step_mutation = 0.7;
+  double step_mutation = 0.5;
   /// Stop (propose nothing more) after this many generations in a row whose elite's mean value
   /// changed by less than `early_stop_tolerance`, relatively (0: never).
   std::size_t early_stop_generations = 0;
@@ -71,7 +75,8 @@ struct EvolutionaryOptions {
 
   /// Huawei AOE's genetic-algorithm settings: population 50, at most 500 trials, crossover
   /// 0.6-0.9, mutation 0.01-0.1, 2 elites, early stop after 3 generations whose elite differs
-  /// by less than 3% (CANN AOE documentation, "GA tuning" parameters).
+  /// by less than 3% (CANN AOE documentation, "GA tuning" parameters); tournament 3 and
+  /// step_mutation 0.7, as before the protocol tuned the defaults.
   [[nodiscard]] static EvolutionaryOptions aoe_preset() {
     return {.population = 50,
             .max_trials = 500,
@@ -80,6 +85,8 @@ struct EvolutionaryOptions {
             .mutation_min = 0.01,
             .mutation_max = 0.1,
             .elite = 2,
+            .tournament = 3,
+            .step_mutation = 0.7,
             .early_stop_generations = 3,
             .early_stop_tolerance = 0.03};
   }

@@ -48,11 +48,11 @@ inline constexpr JobBudgetPresets gdat_budget_preset{
     .o2 = {.evaluations = 10000, .patience = 3000},
     .o1 = {.evaluations = 40000, .patience = 12000}};
 
-/// The search policy GDAT uses for `name`: `make_search(name, start)`; `start.initial` are
-/// measured first.
+/// The search policy GDAT uses for `name`: `make_job_search(name, start)` ("evolutionary" on
+/// `job_evolutionary_options()`); `start.initial` are measured first.
 [[nodiscard]] inline Result<AnySearch> make_gdat_search(std::string_view name,
                                                         const SearchStart& start = {}) {
-  return make_search(name, start);
+  return make_job_search(name, start);
 }
 
 /// What measuring GDAT's splits needs wherever it runs: the model on the cluster, at most

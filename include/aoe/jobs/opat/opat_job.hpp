@@ -54,7 +54,7 @@ template <class = void>
 [[nodiscard]] Result<AnySearch> make_opat_search(std::string_view name,
                                                  const SearchStart& start = {}) {
   if (name == "evolutionary") {
-    EvolutionaryOptions o;
+    EvolutionaryOptions o = job_evolutionary_options();
     o.initial = start.initial;
     o.population = 24;
     o.elite = 2;

@@ -465,7 +465,7 @@ struct SgatWave {
   SearchStart start;
   start.initial = request.initial;
   return StepOutcome::of(tune_step(
-      task.scorer->space(), step_search(make_search(request.search, start), request.search),
+      task.scorer->space(), step_search(make_job_search(request.search, start), request.search),
       detail::KnownMeasure<ParallelMeasure<SubgraphScorer>>(
           ParallelMeasure<SubgraphScorer>(*task.scorer, request.parallel), request.known),
       request.seed, StepLimits{request.budget, request.batch_size, stop}));
@@ -526,7 +526,7 @@ class SgatSchedule {
   [[nodiscard]] const JobResume* resumed() const { return resumed_ ? &*resumed_ : nullptr; }
 
   [[nodiscard]] Result<void> check() {
-    if (auto s = make_search(options_.search); !s) return s.error();
+    if (auto s = make_job_search(options_.search); !s) return s.error();
     return bank_.check_writable(soc_.name);
   }
 

@@ -35,8 +35,9 @@ namespace aoe {
 
 struct BayesianOptions {
   /// Configurations measured before the surrogate is used (at least two must be valid):
-  /// `initial` first, then a Latin hypercube over the space's encoding.
-  std::size_t initial_samples = 10;
+  /// `initial` first, then a Latin hypercube over the space's encoding. 5: chosen on the
+  /// protocol's tuning part over 10 (bench/tune-defaults; docs/research.md, "Tuned defaults").
+  std::size_t initial_samples = 5;
   /// Configurations to measure first, in order (a runner's default configuration, the best
   /// of an earlier run); invalid or repeated ones are skipped. Indices into the space that is
   /// tuned (`Space::find` builds them from named values).
