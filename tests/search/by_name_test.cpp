@@ -143,9 +143,38 @@ TEST_CASE("a bad search spec is an error that names the policy, the key and the 
   has(message("bayesian:initial_samples=1"), "'1': expected at least 2");
   has(message("annealing:long_jump=1.5"), "'1.5': expected 0 to 1");
   has(message("annealing:restart_from_best=maybe"), "expected true or false");
+  has(message("bayesian:refit_growth=nan"), "'nan': expected a finite number");
+  has(message("annealing:long_jump=inf"), "'inf': expected a finite number");
   has(message("evolutionary:crossover_min=0.95"), "crossover_min is above crossover_max");
   has(message("evolutionary:population=4:elite=4"), "elite must be below population");
   has(message("bayesian:max_observations=700"), "max_active is below max_observations");
   has(message("grid:order=spread"), "search policy 'grid' takes no settings (given 'order')");
   has(message("hill-climbing:x=1"), "unknown search policy 'hill-climbing'");
+}
+
+TEST_CASE(
+    "the jobs' evolutionary search keeps its own options, a spec's settings applied on them") {
+  // make_job_search("evolutionary") is the genetic search on job_evolutionary_options(), not on
+  // the protocol's defaults: its first generation is 20 configurations, not 10. A spec sets
+  // fields on top of those options, and a bad one is the same error as make_search's.
+  const aoe::Space space({aoe::range("x", 0, 15), aoe::range("y", 0, 15)});
+  auto job = aoe::make_job_search("evolutionary");
+  REQUIRE(job.has_value());
+  CHECK(aoe::job_evolutionary_options().population == 20);
+  CHECK(aoe::EvolutionaryOptions{}.population == 10);
+  auto capped = aoe::make_job_search("evolutionary:max_trials=7");
+  REQUIRE(capped.has_value());
+  capped->start(space, 3);
+  CHECK(capped->propose(30).size() == 7);
+  auto same = aoe::make_search("evolutionary:population=20:tournament=3:step_mutation=0.7");
+  REQUIRE(same.has_value());
+  job->start(space, 5);
+  same->start(space, 5);
+  CHECK(job->propose(20) == same->propose(20));
+  auto bad = aoe::make_job_search("evolutionary:elite=20");
+  REQUIRE(bad.has_error());
+  CHECK(bad.error().message.find("elite must be below population") != std::string::npos);
+  auto other = aoe::make_job_search("bayesian:initial_samples=3");
+  REQUIRE(other.has_value());
+  CHECK(other->name() == "bayesian");
 }

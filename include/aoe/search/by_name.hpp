@@ -311,13 +311,25 @@ template <class = void>
   return make_search<>(text, SearchStart{});
 }
 
-/// The policy aoe's subgraph and gradient jobs (SGAT, GDAT) tune with for `name`:
-/// `make_search(name, start)`, except that "evolutionary" runs on `job_evolutionary_options()`.
+/// The policy aoe's subgraph and gradient jobs (SGAT, GDAT) tune with for `text` (a name or a
+/// spec): `make_search(text, start)`, except that "evolutionary" starts from
+/// `job_evolutionary_options()`, the spec's settings applied on them.
 template <class = void>
-[[nodiscard]] Result<AnySearch> make_job_search(std::string_view name,
+[[nodiscard]] Result<AnySearch> make_job_search(std::string_view text,
                                                 const SearchStart& start = {}) {
-  if (name != "evolutionary") return make_search<>(name, start);
+  auto spec = parse_search_spec(text);
+  if (!spec) return spec.error();
+  if (spec->name != "evolutionary") return make_search<>(*spec, start);
   EvolutionaryOptions o = job_evolutionary_options();
+  if (auto set =
+          apply_settings<EvolutionaryOptions>(o, spec->name, spec->settings, evolutionary_settings);
+      !set) {
+    return set.error();
+  }
+  if (const std::string why = detail::disagreement(o); !why.empty()) {
+    return make_error(Errc::invalid_argument,
+                      "search policy '" + spec->name + "': the settings disagree: " + why);
+  }
   o.initial = start.initial;
   return AnySearch(Evolutionary<>(std::move(o)));
 }

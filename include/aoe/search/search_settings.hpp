@@ -7,6 +7,7 @@
 #include "aoe/core/error.hpp"
 
 #include <charconv>
+#include <cmath>
 #include <cstddef>
 #include <limits>
 #include <span>
@@ -99,6 +100,9 @@ template <class T>
     const bool whole = std::is_same_v<T, std::size_t>;
     if (ec != std::errc{} || end != value.data() + value.size()) {
       return whole ? "expected a whole number" : "expected a number";
+    }
+    if constexpr (std::is_floating_point_v<T>) {
+      if (!std::isfinite(v)) return "expected a finite number";  // from_chars reads nan, inf
     }
     if (static_cast<double>(v) < low || static_cast<double>(v) > high) {
       std::string range = "expected at least " + format_setting(low);
