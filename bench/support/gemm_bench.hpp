@@ -122,16 +122,51 @@ struct RunSettings {
   std::size_t replay_seeds = 30;
   std::int64_t size = 0;  ///< M = N = K
   double flops = 0;       ///< of one GEMM
+  /// Each live run's best configurations kept for re-measurement (live_rows' `incumbents`).
+  std::size_t keep_top = 3;
 };
+
+/// A live run's best configurations by its own measurements, best first, at its last
+/// evaluation: what it would declare best, re-measured before it is (bench/opencl_bench).
+struct RunIncumbents {
+  std::string policy;
+  std::size_t seed = 0;
+  std::size_t evaluations = 0;
+  std::vector<aoe::Configuration> top;
+  std::vector<double> seconds;  ///< as the search measured them
+};
+
+namespace detail {
+
+inline RunIncumbents top_of(const std::string& policy, std::size_t seed, const auto& history,
+                            std::size_t keep) {
+  RunIncumbents out{policy, seed, history.size(), {}, {}};
+  std::vector<std::pair<double, const aoe::Configuration*>> ok;
+  for (const auto& t : history) {
+    if (t.measurement.ok()) ok.emplace_back(t.measurement.value, &t.configuration);
+  }
+  std::sort(ok.begin(), ok.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& [value, configuration] : ok) {
+    if (out.top.size() == keep) break;
+    if (std::find(out.top.begin(), out.top.end(), *configuration) != out.top.end()) continue;
+    out.top.push_back(*configuration);
+    out.seconds.push_back(value);
+  }
+  return out;
+}
+
+}  // namespace detail
 
 /// Each policy tunes through `measure` (SharedMeasurements over the runner), `seeds` runs:
 /// rows of the mean best GFLOP/s at 25, 50, ... evaluations, the wall seconds (the costs of the
 /// measurements and the search) and, when `compile_seconds` is given, the compile seconds of
-/// the configurations the run measured. Returns false after printing why a policy is unknown.
+/// the configurations the run measured; when `incumbents` is given, each run's `keep_top` best
+/// configurations. Returns false after printing why a policy is unknown.
 template <class Measure>
 bool live_rows(const RunSettings& s, const aoe::Space& space, const Measure& measure,
                std::vector<Row>& rows,
-               const std::function<double(const aoe::Configuration&)>& compile_seconds = {}) {
+               const std::function<double(const aoe::Configuration&)>& compile_seconds = {},
+               std::vector<RunIncumbents>* incumbents = nullptr) {
   std::vector<std::size_t> checkpoints;
   for (std::size_t e = 25; e <= s.max_evaluations; e *= 2) checkpoints.push_back(e);
   const auto begin = Clock::now();
@@ -163,6 +198,9 @@ bool live_rows(const RunSettings& s, const aoe::Space& space, const Measure& mea
       std::fprintf(stderr, "%s seed %zu: %zu evaluations, best %.2f GFLOP/s (%.0f s)\n",
                    policy.c_str(), seed, result.history.size(),
                    std::isfinite(best) ? s.flops / best * 1e-9 : 0.0, since(begin));
+      if (incumbents != nullptr) {
+        incumbents->push_back(detail::top_of(policy, seed, result.history, s.keep_top));
+      }
     }
     for (const auto e : checkpoints) {
       const auto& g = best_at[e];

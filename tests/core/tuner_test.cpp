@@ -8,6 +8,8 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
+#include <map>
 #include <span>
 #include <vector>
 
@@ -242,4 +244,80 @@ TEST_CASE("a measure policy that returns too few measurements is an error in eve
     CHECK(std::string(e.what()).find("the measure policy returned 3 measurements for a batch of "
                                      "4 configurations") != std::string::npos);
   }
+}
+
+namespace {
+
+/// x = 0..9 takes 1 + x / 10 seconds, except that x = 3's first measurement is a fluke of
+/// 0.5 s (a quiet moment of a noisy machine); every later one gives its true 1.3 s.
+struct FlukeRunner {
+  std::map<std::uint32_t, int> measured;
+  std::vector<std::vector<std::uint32_t>> batches;
+  std::vector<Measurement> measure(SpaceView, std::span<const Configuration> batch) {
+    std::vector<Measurement> out;
+    batches.emplace_back();
+    for (const auto& c : batch) {
+      batches.back().push_back(c[0]);
+      const bool fluke = c[0] == 3 && measured[c[0]]++ == 0;
+      out.push_back(Measurement::success(fluke ? 0.5 : 1.0 + 0.1 * c[0]));
+    }
+    return out;
+  }
+};
+
+Space ten() { return Space({values("x", {0, 1, 2, 3, 4, 5, 6, 7, 8, 9})}); }
+
+}  // namespace
+
+TEST_CASE("without confirmation a fluke measurement decides the winner") {
+  Tuner tuner(GridSearch{}, FlukeRunner{});
+  const auto result = tuner.tune(ten(), MaxEvaluations{10});
+  REQUIRE(result.found());
+  CHECK((*result.best_configuration)[0] == 3);
+  CHECK(result.best_value == 0.5);
+  CHECK(result.confirmation.empty());
+}
+
+TEST_CASE("confirmation re-measures the best candidates and declares the lowest median best") {
+  MemoryRepository repo;
+  Tuner tuner(GridSearch{}, FlukeRunner{}, std::move(repo),
+              TunerOptions{.confirm = {.candidates = 3, .rounds = 3}});
+  const TuningKey key{"fluke-ten", "cpu"};
+  const auto result = tuner.tune(ten(), key, MaxEvaluations{10});
+  REQUIRE(result.found());
+  CHECK((*result.best_configuration)[0] == 0);  // x = 3 measured 1.3 s three times more
+  CHECK(result.best_value == doctest::Approx(1.0));
+  CHECK(result.best_index == 0);
+  CHECK(result.history.size() == 10);  // the re-measurements are not evaluations
+  REQUIRE(result.confirmation.size() == 3);
+  CHECK(result.history[result.confirmation[0].index].configuration[0] == 3);  // the fluke first
+  CHECK(result.confirmation[0].values == std::vector<double>{0.5, 1.3, 1.3, 1.3});
+  CHECK(result.confirmation[0].median == doctest::Approx(1.3));
+  CHECK(result.history[result.confirmation[1].index].configuration[0] == 0);
+  CHECK(result.history[result.confirmation[2].index].configuration[0] == 1);
+  // Three rounds, each one batch of the three candidates, rotated.
+  const auto& batches = tuner.measure().batches;
+  REQUIRE(batches.size() == 13);  // 10 of the search, 3 of the confirmation
+  CHECK(batches[10] == std::vector<std::uint32_t>{3, 0, 1});
+  CHECK(batches[11] == std::vector<std::uint32_t>{0, 1, 3});
+  CHECK(batches[12] == std::vector<std::uint32_t>{1, 3, 0});
+  // What is stored is the confirmed winner with its median.
+  const auto stored = tuner.repository().lookup(key);
+  REQUIRE(stored.has_value());
+  REQUIRE(stored->has_value());
+  CHECK((*stored)->value == doctest::Approx(1.0));
+}
+
+TEST_CASE("confirmation of measurements that do not change keeps the search's best") {
+  const auto l = bowl();
+  Tuner plain(GridSearch{}, LandscapeRunner(l.evaluate));
+  Tuner confirmed(GridSearch{}, LandscapeRunner(l.evaluate), MemoryRepository{},
+                  TunerOptions{.confirm = {.candidates = 4, .rounds = 2}});
+  const auto a = plain.tune(l.space, MaxEvaluations{200});
+  const auto b = confirmed.tune(l.space, MaxEvaluations{200});
+  REQUIRE(b.found());
+  CHECK(*b.best_configuration == *a.best_configuration);
+  CHECK(b.best_value == a.best_value);
+  CHECK(b.confirmation.size() == 4);
+  CHECK(b.history.size() == a.history.size());
 }

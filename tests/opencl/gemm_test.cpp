@@ -46,6 +46,34 @@ TEST_CASE("a tuned SGEMM verifies against the host reference") {
   CHECK(result.best_value > 0);
 }
 
+TEST_CASE("every vector width of the GEMM's space builds and verifies, float16 included") {
+  const auto selection = aoe::test::opencl_device_or_skip();
+  if (!selection) return;
+  const auto problem = aoe::opencl::gemm_problem(64, 64, 64);
+  auto runner =
+      aoe::OpenCLRunner::open(aoe::opencl::gemm_kernel(problem), {.repetitions = 1}, *selection);
+  REQUIRE_MESSAGE(runner.has_value(), runner.error().message);
+  // One work-item per 16 columns: VWN 1, 2, 4, 8 and 16 all divide NWG / NDIMC.
+  const aoe::Space space({aoe::values("MWG", {16}), aoe::values("NWG", {64}),
+                          aoe::values("KWG", {16}), aoe::values("MDIMC", {8}),
+                          aoe::values("NDIMC", {4}), aoe::values("VWN", {1, 2, 4, 8, 16}),
+                          aoe::values("SA", {0}), aoe::values("SB", {1}), aoe::values("KWI", {2})});
+  aoe::Tuner<aoe::GridSearch, aoe::OpenCLRunner> tuner({}, std::move(*runner),
+                                                       aoe::TunerOptions{.batch_size = 5});
+  const auto result = tuner.tune(space, aoe::MaxEvaluations{5});
+  REQUIRE(result.history.size() == 5);
+  for (const auto& t : result.history) {
+    INFO(space.to_string(t.configuration), ": ", t.measurement.message);
+    CHECK(t.measurement.status == aoe::Status::correct);  // checked against the host reference
+  }
+  // The space offers the widths up to float16.
+  const auto full = aoe::opencl::gemm_space(
+      256, 256, 256, aoe::opencl::describe(*aoe::opencl::find_device(*selection)));
+  const auto vwn = full.index_of("VWN");
+  REQUIRE(vwn.has_value());
+  CHECK(full.parameters()[*vwn].size() == 5);
+}
+
 TEST_CASE("a space recorded on the device replays to the same best configuration") {
   const auto selection = aoe::test::opencl_device_or_skip();
   if (!selection) return;

@@ -35,6 +35,20 @@
 
 namespace aoe {
 
+/// Re-measurement of the best before it is declared (TunerOptions::confirm; off by default).
+/// When the run ends, its `candidates` best configurations by their measured score are
+/// measured again in `rounds` rounds, each round one batch of all of them (rotated, so that no
+/// candidate always goes first), and the one with the lowest median over its measurements —
+/// the search's and the rounds' — becomes the result, that median its value. On a device
+/// whose single measurements are noisy or whose speed drifts during a run, one lucky
+/// measurement no longer decides the winner. The re-measurements are not evaluations: they
+/// are in TuningResult::confirmation, not in `history`, and their wall time counts in
+/// `measure_seconds`. Not for the pareto objective (its front is the result).
+struct ConfirmOptions {
+  std::size_t candidates = 0;  ///< how many of the best are measured again (0 or 1: off)
+  std::size_t rounds = 3;      ///< measurements of each, after the search's
+};
+
 /// Options of a tuner. Aggregate: `aoe::TunerOptions{.seed = 7, .batch_size = 8}`.
 struct TunerOptions {
   std::uint64_t seed = 0;        ///< the search policy's seed (derived; never the clock)
@@ -51,6 +65,8 @@ struct TunerOptions {
   /// `transfer_repository`, and `transfer.sources`) are measured first, the most trusted
   /// device's first. `TuningResult::transfer` says what was taken.
   TransferOptions transfer{};
+  /// Re-measures the best candidates before one is declared best (ConfirmOptions; off).
+  ConfirmOptions confirm{};
 };
 
 namespace detail {
@@ -301,6 +317,7 @@ class Tuner {
         break;
       }
     }
+    confirm_best(r);
     r.state.elapsed = r.clock();
     store_winner(r);
     r.result.total_seconds = seconds(Clock::now() - r.started);
@@ -537,6 +554,68 @@ class Tuner {
     r.stop_requested = r.stop_requested || any;
     if (!tell_policy) return;
     timed(r.result.search_seconds, [&] { search_.observe(std::span<const Trial>(observed)); });
+  }
+
+  /// A valid measurement's score for the run's objective (nullopt: invalid, or over the cap).
+  static std::optional<double> confirm_score(const Measurement& m, const Run& r) {
+    if (!m.ok()) return std::nullopt;
+    if (r.objective.plain_time()) return m.value;
+    if (!under_cap(m, r.objective)) return std::nullopt;
+    return objective_score(m, r.objective);
+  }
+
+  /// TunerOptions::confirm: the best candidates measured again, each round one batch of all of
+  /// them, and the one with the lowest median over its measurements declared best.
+  void confirm_best(Run& r) {
+    const ConfirmOptions& options = options_.confirm;
+    if (options.candidates < 2 || options.rounds == 0 || !r.state.has_best() ||
+        r.objective.kind == ObjectiveKind::pareto) {
+      return;
+    }
+    std::vector<std::pair<double, std::size_t>> ranked;  // score, index in history
+    for (std::size_t i = 0; i < r.result.history.size(); ++i) {
+      if (const auto s = confirm_score(r.result.history[i].measurement, r)) {
+        ranked.emplace_back(*s, i);
+      }
+    }
+    std::stable_sort(ranked.begin(), ranked.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    if (ranked.size() > options.candidates) ranked.resize(options.candidates);
+    if (ranked.size() < 2) return;
+    auto& confirmed = r.result.confirmation;
+    for (const auto& [score, index] : ranked) confirmed.push_back({index, {score}, score});
+    const auto t0 = Clock::now();
+    for (std::size_t round = 0; round < options.rounds; ++round) {
+      std::vector<std::size_t> order(ranked.size());
+      for (std::size_t k = 0; k < order.size(); ++k) order[k] = (k + round) % order.size();
+      std::vector<Configuration> batch;
+      for (const std::size_t k : order) {
+        batch.push_back(r.result.history[confirmed[k].index].configuration);
+      }
+      const auto measured = measure_.measure(r.view, std::span<const Configuration>(batch));
+      if (measured.size() != batch.size()) {
+        throw Error(Errc::invalid_argument,
+                    "aoe::Tuner: the measure policy returned " + std::to_string(measured.size()) +
+                        " measurements for a batch of " + std::to_string(batch.size()) +
+                        " configurations (confirming the best); expected one per configuration");
+      }
+      for (std::size_t k = 0; k < order.size(); ++k) {
+        if (const auto s = confirm_score(measured[k], r)) confirmed[order[k]].values.push_back(*s);
+      }
+    }
+    r.result.measure_seconds += seconds(Clock::now() - t0);
+    const auto median = [](std::vector<double> v) {
+      std::sort(v.begin(), v.end());
+      const std::size_t h = v.size() / 2;
+      return v.size() % 2 == 1 ? v[h] : (v[h - 1] + v[h]) / 2;
+    };
+    std::size_t best = 0;
+    for (std::size_t k = 0; k < confirmed.size(); ++k) {
+      confirmed[k].median = median(confirmed[k].values);
+      if (confirmed[k].median < confirmed[best].median) best = k;
+    }
+    r.state.best_index = confirmed[best].index;
+    r.state.best_value = confirmed[best].median;
   }
 
   /// The best trial becomes the result; with a key, it is stored in the repository.

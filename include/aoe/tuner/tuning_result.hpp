@@ -40,6 +40,13 @@ enum class StopReason : std::uint8_t {
 }
 
 /// The best configuration, the full history and where the time went.
+/// One candidate re-measured before the best was declared (TunerOptions::confirm).
+struct Confirmed {
+  std::size_t index = 0;       ///< its trial in TuningResult::history
+  std::vector<double> values;  ///< its scores: the search's measurement first, then each round's
+  double median = 0;           ///< of `values`: what decided
+};
+
 struct TuningResult {
   /// The best configuration: measured in this run, or taken from the repository on a hit.
   std::optional<Configuration> best_configuration;
@@ -66,6 +73,10 @@ struct TuningResult {
   std::size_t replayed = 0;
   /// What the run took from other devices (TunerOptions::transfer, docs/transfer.md).
   TransferReport transfer{};
+  /// The candidates re-measured before the best was declared, best first by the search's
+  /// measurement (TunerOptions::confirm); empty when off. `best_index` is the one with the
+  /// lowest median, and `best_value` that median.
+  std::vector<Confirmed> confirmation;
 
   [[nodiscard]] bool found() const noexcept { return best_configuration.has_value(); }
   [[nodiscard]] std::size_t count(Status s) const noexcept {
