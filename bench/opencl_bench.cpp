@@ -4,7 +4,7 @@
 //
 //   opencl_bench --replot FILE.json --svg FILE.svg   (draw an earlier run's results)
 //   opencl_bench --json FILE [--svg FILE] [--size 256] [--seeds 2] [--max-evaluations 100]
-//                [--policies random,annealing,...] [--rounds 15] [--runs 10] [--keep 3]
+//                [--policies annealing,evolutionary,...] [--rounds 15] [--runs 10] [--keep 3]
 //                [--record 0] [--replay-seeds 30]
 //                [--clblast-json FILE --clblast-wall-seconds S | --skip-clblast-tuner]
 //
@@ -64,7 +64,7 @@ using aoe_bench::split;
 using SharedMeasurements = aoe_bench::SharedMeasurements<aoe::OpenCLRunner>;
 
 struct Settings {
-  std::string json_path, svg_path, policies = "random,annealing,evolutionary,bayesian,ensemble";
+  std::string json_path, svg_path, policies = "annealing,evolutionary,bayesian,ensemble";
   std::size_t size = 256, seeds = 2, max_evaluations = 100, record_sample = 0, replay_seeds = 30,
               batch = 4, rounds = 15, runs = 10, keep = 3;
   double clblast_wall = 0;
