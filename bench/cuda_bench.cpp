@@ -183,15 +183,12 @@ int export_kernel_tuner(const std::filesystem::path& dir, std::int64_t size,
 
 // The rows of an earlier JSON file (ours, or Kernel Tuner's script's).
 bool read_rows(const std::string& path, std::vector<Row>& rows, boost::json::object* root_out) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  boost::system::error_code ec;
-  const auto root = boost::json::parse(text.str(), ec);
-  if (ec || !root.is_object() || !root.as_object().contains("results")) {
+  const auto parsed = aoe_bench::read_results_json(path);
+  if (!parsed) {
     std::fprintf(stderr, "cuda_bench: %s: not a JSON file with \"results\"\n", path.c_str());
     return false;
   }
+  const boost::json::object& root = *parsed;
   for (const auto& v : root.at("results").as_array()) {
     const auto& o = v.as_object();
     Row r{std::string(o.at("kernel").as_string()), std::string(o.at("tuner").as_string()),
@@ -205,7 +202,7 @@ bool read_rows(const std::string& path, std::vector<Row>& rows, boost::json::obj
     for (const auto& kv : o) r.extra[kv.key()] = kv.value();
     rows.push_back(std::move(r));
   }
-  if (root_out != nullptr) *root_out = root.as_object();
+  if (root_out != nullptr) *root_out = root;
   return true;
 }
 

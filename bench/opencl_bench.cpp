@@ -85,12 +85,8 @@ std::vector<aoe_bench::Reference> clblast_references(double clblast_default, dou
 }
 
 int replot(const Settings& s) {
-  std::ifstream in(s.replot);
-  std::stringstream text;
-  text << in.rdbuf();
-  boost::system::error_code ec;
-  const auto root = boost::json::parse(text.str(), ec);
-  if (ec || !root.is_object() || !root.as_object().contains("results")) {
+  const auto root = aoe_bench::read_results_json(s.replot);
+  if (!root) {
     std::fprintf(stderr, "opencl_bench: --replot %s: not an opencl_bench JSON file\n",
                  s.replot.c_str());
     return 2;
@@ -98,7 +94,7 @@ int replot(const Settings& s) {
   std::vector<Row> rows;
   double default_gflops = 0, tuner_best = 0;
   std::size_t most = 25;
-  for (const auto& v : root.at("results").as_array()) {
+  for (const auto& v : root->at("results").as_array()) {
     const auto& o = v.as_object();
     Row r{std::string(o.at("kernel").as_string()), std::string(o.at("tuner").as_string()),
           static_cast<std::size_t>(o.at("evaluations").to_number<double>()),
@@ -444,6 +440,12 @@ int main(int argc, char** argv) {
   if (s.json_path.empty()) {
     std::fprintf(stderr, "opencl_bench: --json FILE is required (or --replot FILE --svg FILE)\n");
     return 2;
+  }
+  for (const auto& policy : split(s.policies)) {  // before anything is measured
+    if (auto search = aoe::make_search(policy); !search) {
+      std::fprintf(stderr, "opencl_bench: --policies: %s\n", search.error().message.c_str());
+      return 2;
+    }
   }
   setenv("POCL_KERNEL_CACHE", "0", 1);  // before the first OpenCL call
   return run(s);

@@ -4,6 +4,7 @@
 #ifndef AOE_BENCH_SUPPORT_CLBLAST_GEMM_HPP
 #define AOE_BENCH_SUPPORT_CLBLAST_GEMM_HPP
 
+#include "gemm_bench.hpp"
 #include <aoe/measure/opencl/device.hpp>
 #include <aoe/measure/statistics.hpp>
 
@@ -154,17 +155,13 @@ struct ClblastTunerRun {
 inline ClblastTunerRun read_clblast_tuner_json(const std::string& path, std::size_t keep) {
   ClblastTunerRun run;
   run.json = path;
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  boost::system::error_code ec;
-  const auto root = boost::json::parse(text.str(), ec);
-  if (ec || !root.is_object() || !root.as_object().contains("results")) {
+  const auto root = read_results_json(path);
+  if (!root) {
     run.error = path + ": not a CLBlast tuner JSON file";
     return run;
   }
   std::vector<std::pair<double, ClblastParameters>> all;
-  for (const auto& r : root.at("results").as_array()) {
+  for (const auto& r : root->at("results").as_array()) {
     ClblastParameters p;
     for (const auto& kv : r.at("parameters").as_object()) {
       p[std::string(kv.key())] = static_cast<std::size_t>(kv.value().to_number<double>());

@@ -15,6 +15,7 @@
 #include <aoe/tuner/tuner.hpp>
 
 #include <boost/json/object.hpp>
+#include <boost/json/parse.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -57,6 +58,18 @@ inline boost::json::object to_json(const Row& r) {
                         {"wall_seconds", r.wall_seconds}};
   for (const auto& kv : r.extra) o[kv.key()] = kv.value();
   return o;
+}
+
+/// The JSON object in `path` when it parses and has a "results" member (the benches' files,
+/// CLBlast's tuner's and Kernel Tuner's scripts' alike); nullopt otherwise.
+inline std::optional<boost::json::object> read_results_json(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  boost::system::error_code ec;
+  auto root = boost::json::parse(text.str(), ec);
+  if (ec || !root.is_object() || !root.as_object().contains("results")) return std::nullopt;
+  return std::move(root.as_object());
 }
 
 inline std::vector<std::string> split(const std::string& s) {
