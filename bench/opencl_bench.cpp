@@ -428,9 +428,14 @@ int main(int argc, char** argv) {
   app.add_option("--record", s.record_sample, "configurations recorded for item 3 (0: none)");
   app.add_option("--replay-seeds", s.replay_seeds, "replayed runs per policy");
   app.add_option("--batch", s.batch, "configurations per batch (built in parallel)");
-  app.add_option("--clblast-json", s.clblast_json,
-                 "reuse this clblast_xgemm_1_32.json instead of running the tuner");
-  app.add_option("--clblast-wall-seconds", s.clblast_wall, "the reused tuner run's wall time");
+  auto* reuse = app.add_option("--clblast-json", s.clblast_json,
+                               "reuse this clblast_xgemm_1_32.json instead of running the tuner")
+                    ->check(CLI::ExistingFile);
+  // A reused run's wall time was not measured here: it must be given, never left at 0.
+  app.add_option("--clblast-wall-seconds", s.clblast_wall, "the reused tuner run's wall time")
+      ->check(CLI::PositiveNumber)
+      ->needs(reuse);
+  reuse->needs("--clblast-wall-seconds");
   app.add_flag("--skip-clblast-tuner", s.skip_clblast_tuner, "leave item 4 out");
   app.add_flag("--skip-clblast", s.skip_clblast, "leave CLBlast out (items 1, 4 and 5)");
   app.add_option("--replot", s.replot,

@@ -6,6 +6,7 @@
 
 #include "gemm_bench.hpp"
 #include <aoe/measure/opencl/device.hpp>
+#include <aoe/measure/opencl/opencl_error.hpp>
 #include <aoe/measure/statistics.hpp>
 
 #include <boost/json/object.hpp>
@@ -57,7 +58,13 @@ class ClblastGemm {
         c_(context_, CL_MEM_READ_WRITE, n * n * sizeof(float)) {
     const std::vector<float> host(n * n, 0.5f);
     for (auto* buffer : {&a_, &b_, &c_}) {
-      queue_.enqueueWriteBuffer(*buffer, CL_TRUE, 0, host.size() * sizeof(float), host.data());
+      const cl_int err =
+          queue_.enqueueWriteBuffer(*buffer, CL_TRUE, 0, host.size() * sizeof(float), host.data());
+      if (err != CL_SUCCESS) {
+        error_ = "uploading CLBlast's " + std::to_string(n) +
+                 "^2 operands: " + aoe::opencl::error_name(err);
+        return;
+      }
     }
     ok_ = clblast::RetrieveParameters(device_(), "Xgemm", clblast::Precision::kSingle,
                                       shipped_xgemm_) == clblast::StatusCode::kSuccess &&

@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <ctime>
 #include <fstream>
 #include <limits>
@@ -66,8 +67,12 @@ inline double mean_cpufreq_mhz(unsigned cpus) {
     const std::string value = line.substr(colon + 2);
     if (key == "model name" && s.cpu_model.empty()) s.cpu_model = value;
     if (key == "cpu MHz") {
-      mhz_sum += std::stod(value);
-      ++mhz_count;
+      char* end = nullptr;
+      const double mhz = std::strtod(value.c_str(), &end);
+      if (end != value.c_str() && mhz > 0) {  // a line that is not a number is left out
+        mhz_sum += mhz;
+        ++mhz_count;
+      }
     }
   }
   s.mhz = detail::mean_cpufreq_mhz(s.cpus);
